@@ -1,0 +1,65 @@
+import { text } from 'node:stream/consumers';
+import { synthesisReserveMs } from '../budget.js';
+import type { Config } from '../config.js';
+import { createLimiter } from '../limiter.js';
+import { createLogger } from '../logger.js';
+import { OpenRouterClient } from '../openrouter/client.js';
+import { runPrompt } from '../pipeline.js';
+import { resultFooter, resultHeadline } from '../present.js';
+import { RunStore } from '../run-store.js';
+import { createBoard } from './board.js';
+
+/** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
+export async function runAsk(config: Config, args: string[]): Promise<number> {
+  const prompt = args.length > 0 ? args.join(' ') : await text(process.stdin);
+  if (prompt.trim() === '') {
+    process.stderr.write('parallel-llm-mcp: give a prompt: parallel-llm-mcp ask "your question", or pipe it on stdin\n');
+    return 2;
+  }
+  if (prompt.length > config.maxPromptChars) {
+    process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
+    return 2;
+  }
+  // Info-level JSON would bury the live progress; ask for it with PARALLEL_LLM_LOG_LEVEL.
+  const logger = createLogger({ level: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'warn', file: config.logFile });
+  const client = OpenRouterClient.fromConfig(config, logger);
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  // No client is waiting at a terminal: by default the budget lets every model finish.
+  const budgetMs = config.budgetMs ?? 2 * config.timeoutMs + 10_000;
+  const board = createBoard(config.models, config.synthesizerModel, process.stderr);
+  try {
+    const report = await runPrompt(
+      {
+        client,
+        limiter: createLimiter(config.maxConcurrency),
+        store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
+        logger,
+        synthesisMaxChars: config.synthesisMaxChars,
+        timeoutMs: config.timeoutMs,
+      },
+      {
+        prompt,
+        models: config.models,
+        synthesizerModel: config.synthesizerModel,
+        temperature: config.temperature,
+        maxTokens: config.maxTokens,
+        budgetMs,
+        synthesisReserveMs: synthesisReserveMs(budgetMs),
+      },
+      { signal: controller.signal, onEvent: (event) => board.onEvent(event) },
+    );
+    board.stop();
+    const answered = report.status !== 'failed' && report.status !== 'cancelled';
+    (answered ? process.stdout : process.stderr).write(`${resultHeadline(report, config.synthesisMaxChars)}\n`);
+    process.stderr.write(`\n${resultFooter(report)}\n`);
+    if (report.candidates.some((candidate) => candidate.status === 'cut_off')) {
+      process.stderr.write('Waiting for the models still running, to save their answers (Ctrl-C to stop)...\n');
+      await report.lateAnswers;
+    }
+    return report.status === 'cancelled' ? 130 : answered ? 0 : 1;
+  } finally {
+    board.stop();
+    await client.close();
+  }
+}

@@ -1,0 +1,75 @@
+import type { RunEvent } from '../pipeline.js';
+import { seconds } from '../progress.js';
+
+/**
+ * Live progress of `ask` on stderr. On a terminal: one line per model, redrawn in place.
+ * Elsewhere (a pipe, a log file): one plain line per event.
+ */
+export interface Board {
+  onEvent(event: RunEvent): void;
+  stop(): void;
+}
+
+export function createBoard(models: string[], synthesizer: string, out: NodeJS.WriteStream): Board {
+  return out.isTTY ? new LiveBoard(models, synthesizer, out) : new PlainBoard(out);
+}
+
+class PlainBoard implements Board {
+  private readonly started = Date.now();
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  onEvent(event: RunEvent): void {
+    this.out.write(`[${seconds(Date.now() - this.started).padStart(7)}] ${describe(event)}\n`);
+  }
+
+  stop(): void {}
+}
+
+class LiveBoard implements Board {
+  private readonly started = Date.now();
+  private readonly lines: string[];
+  private readonly timer: NodeJS.Timeout;
+  private drawn = 0;
+  private synthesisStarted: number | undefined;
+
+  constructor(
+    private readonly models: string[],
+    private readonly synthesizer: string,
+    private readonly out: NodeJS.WriteStream,
+  ) {
+    this.lines = models.map(() => '');
+    this.timer = setInterval(() => this.draw(), 250);
+    this.draw();
+  }
+
+  onEvent(event: RunEvent): void {
+    if (event.type === 'candidate') this.lines[event.candidate.index - 1] = `  ${describe(event)}`;
+    else this.synthesisStarted = Date.now();
+    this.draw();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.draw();
+  }
+
+  private draw(): void {
+    const waited = seconds(Date.now() - this.started);
+    const rows = this.models.map((model, i) => this.lines[i] || `  … ${model} waiting (${waited})`);
+    rows.push(
+      this.synthesisStarted === undefined
+        ? `  · ${this.synthesizer} will synthesize`
+        : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`,
+    );
+    const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    this.out.write(up + rows.map((row) => `\x1b[2K${row}\n`).join(''));
+    this.drawn = rows.length;
+  }
+}
+
+function describe(event: RunEvent): string {
+  if (event.type === 'synthesis') return `… ${event.model} synthesizing ${event.candidates} answers`;
+  const { candidate } = event;
+  if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
+  return `✘ ${candidate.model} failed: ${candidate.error?.kind}${candidate.error?.status ? ` ${candidate.error.status}` : ''}: ${candidate.error?.message}`;
+}

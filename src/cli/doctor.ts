@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { UpstreamError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { OpenRouterClient } from '../openrouter/client.js';
+import { RunStore, writeFileAtomic } from '../run-store.js';
+
+interface Check {
+  ok: boolean;
+  what: string;
+  /** How to fix it, for a failed check. */
+  fix?: string;
+}
+
+/** `parallel-llm-mcp doctor`: checks the key, every model id and the output folder. */
+export async function runDoctor(config: Config): Promise<number> {
+  const logger = createLogger({ level: 'silent' });
+  const client = OpenRouterClient.fromConfig(config, logger);
+  try {
+    const checks = [await checkKey(client), ...(await checkModels(client, config)), await checkOutputFolder(config)];
+    for (const check of checks) {
+      process.stdout.write(`${check.ok ? '✔' : '✘'} ${check.what}\n${check.fix ? `  fix: ${check.fix}\n` : ''}`);
+    }
+    const problems = checks.filter((check) => !check.ok).length;
+    process.stdout.write(problems === 0 ? '\nAll checks passed.\n' : `\n${problems} problem(s) found.\n`);
+    return problems === 0 ? 0 : 1;
+  } finally {
+    await client.close();
+  }
+}
+
+async function checkKey(client: OpenRouterClient): Promise<Check> {
+  try {
+    const key = await client.keyInfo();
+    const remaining = key.limit_remaining == null ? 'no credit limit on the key' : `$${key.limit_remaining.toFixed(2)} left on the key`;
+    return { ok: true, what: `OPENROUTER_API_KEY accepted${key.label ? ` ("${key.label}")` : ''}: ${remaining}` };
+  } catch (caught) {
+    const error = caught as UpstreamError;
+    if (error.status === 401 || error.status === 403) {
+      return {
+        ok: false,
+        what: `OPENROUTER_API_KEY was refused by ${client.baseUrl}: ${error.message}`,
+        fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
+      };
+    }
+    return { ok: false, what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: 'check the network and OPENROUTER_BASE_URL' };
+  }
+}
+
+async function checkModels(client: OpenRouterClient, config: Config): Promise<Check[]> {
+  const wanted = [...new Set([...config.models, config.synthesizerModel])];
+  let known: Set<string>;
+  try {
+    known = await client.modelIds();
+  } catch (caught) {
+    return [{ ok: false, what: `could not list models at ${client.baseUrl}/models: ${(caught as Error).message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
+  }
+  return wanted.map((model) => {
+    const role = model === config.synthesizerModel ? 'synthesizer' : 'candidate';
+    if (known.has(model)) return { ok: true, what: `${role} model ${model} exists` };
+    const suggestions = similar(model, known);
+    const variable = role === 'synthesizer' ? 'PARALLEL_LLM_SYNTHESIZER_MODEL' : 'PARALLEL_LLM_MODELS';
+    return {
+      ok: false,
+      what: `${role} model ${model} is not offered by ${client.baseUrl}`,
+      fix: `correct ${variable}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : '; see https://openrouter.ai/models'}`,
+    };
+  });
+}
+
+/** Ids from the same vendor or with the same name after the slash, a few at most. */
+function similar(model: string, known: Set<string>): string[] {
+  const [vendor, name = ''] = model.split('/');
+  const stem = name.split(/[-:.]/)[0] ?? '';
+  return [...known].filter((id) => id.startsWith(`${vendor}/${stem}`) || (name && id.endsWith(`/${name}`))).slice(0, 3);
+}
+
+async function checkOutputFolder(config: Config): Promise<Check> {
+  if (!config.saveOutputs) return { ok: true, what: 'saving runs is off (PARALLEL_LLM_SAVE_OUTPUTS=false)' };
+  try {
+    const store = new RunStore(config.outputDir);
+    const probe = await store.createRun();
+    await writeFileAtomic(path.join(probe.dir, `probe-${randomBytes(2).toString('hex')}.txt`), 'ok');
+    await rm(probe.dir, { recursive: true, force: true });
+    return { ok: true, what: `runs are saved in ${config.outputDir}` };
+  } catch (caught) {
+    return {
+      ok: false,
+      what: `cannot write runs to ${config.outputDir}: ${(caught as Error).message}`,
+      fix: 'set PARALLEL_LLM_OUTPUT_DIR to a folder you can write to, or PARALLEL_LLM_SAVE_OUTPUTS=false',
+    };
+  }
+}

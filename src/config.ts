@@ -1,0 +1,162 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const DEFAULT_MODELS = [
+  'openai/gpt-5-codex',
+  'x-ai/grok-4-fast',
+  'mistralai/codestral-2508',
+  'google/gemini-2.5-pro',
+  'z-ai/glm-4.6',
+];
+export const DEFAULT_SYNTHESIZER = 'google/gemini-2.5-pro';
+export const DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
+/** Reasoning models spend thousands of tokens thinking before they answer. */
+export const DEFAULT_MAX_TOKENS = 16_384;
+/** ~150k tokens: well inside Gemini 2.5 Pro's 1M context and below its 200k-token price step. */
+export const DEFAULT_SYNTHESIS_MAX_CHARS = 600_000;
+
+export interface Config {
+  apiKey: string;
+  baseUrl: string;
+  models: string[];
+  synthesizerModel: string;
+  maxConcurrency: number;
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  maxRetries: number;
+  temperature: number;
+  maxTokens: number;
+  /** Undefined: chosen from the client's name at `initialize`. */
+  budgetMs: number | undefined;
+  synthesisMaxChars: number;
+  maxPromptChars: number;
+  outputDir: string;
+  saveOutputs: boolean;
+  logLevel: LogLevel;
+  logFile: string | undefined;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration problem, phrased for one line on stderr. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const integer = (min: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(min, { error: `must be at least ${min}` })
+      .optional(),
+  );
+
+const modelList = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .transform((list) => list.split(',').map((id) => id.trim()).filter(Boolean))
+    .refine((ids) => ids.length > 0, { error: 'must name at least one model id' })
+    .optional(),
+);
+
+const booleanFlag = z.preprocess(
+  blankToUndefined,
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+    .transform((flag) => ['true', '1', 'yes'].includes(flag))
+    .optional(),
+);
+
+const envSchema = z.object({
+  OPENROUTER_API_KEY: z.preprocess(
+    blankToUndefined,
+    z.string({ error: 'is not set: get a key at https://openrouter.ai/keys' }),
+  ),
+  OPENROUTER_BASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+  ),
+  PARALLEL_LLM_MODELS: modelList,
+  PARALLEL_LLM_SYNTHESIZER_MODEL: z.preprocess(blankToUndefined, z.string().trim().optional()),
+  PARALLEL_LLM_MAX_CONCURRENCY: integer(1),
+  PARALLEL_LLM_TIMEOUT_MS: integer(1),
+  PARALLEL_LLM_IDLE_TIMEOUT_MS: integer(1),
+  PARALLEL_LLM_MAX_RETRIES: integer(0),
+  PARALLEL_LLM_TEMPERATURE: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a number' })
+      .min(0, { error: 'must be between 0 and 2' })
+      .max(2, { error: 'must be between 0 and 2' })
+      .optional(),
+  ),
+  PARALLEL_LLM_MAX_TOKENS: integer(1),
+  PARALLEL_LLM_BUDGET_MS: integer(1),
+  PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(1000),
+  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1),
+  PARALLEL_LLM_OUTPUT_DIR: z.preprocess(blankToUndefined, z.string().optional()),
+  PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
+  PARALLEL_LLM_LOG_LEVEL: z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
+  ),
+  PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+});
+
+/** Reads the configuration once, at start. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    const shown = env[variable] === undefined || variable === 'OPENROUTER_API_KEY' ? '' : ` (got "${env[variable]}")`;
+    throw new ConfigError(`${variable} ${issue.message}${shown}`);
+  }
+  const e = parsed.data;
+  const timeoutMs = e.PARALLEL_LLM_TIMEOUT_MS ?? 240_000;
+  return {
+    apiKey: e.OPENROUTER_API_KEY,
+    baseUrl: e.OPENROUTER_BASE_URL ?? DEFAULT_BASE_URL,
+    models: e.PARALLEL_LLM_MODELS ?? DEFAULT_MODELS,
+    synthesizerModel: e.PARALLEL_LLM_SYNTHESIZER_MODEL || DEFAULT_SYNTHESIZER,
+    maxConcurrency: e.PARALLEL_LLM_MAX_CONCURRENCY ?? 5,
+    timeoutMs,
+    idleTimeoutMs: e.PARALLEL_LLM_IDLE_TIMEOUT_MS ?? Math.min(90_000, timeoutMs),
+    maxRetries: e.PARALLEL_LLM_MAX_RETRIES ?? 2,
+    temperature: e.PARALLEL_LLM_TEMPERATURE ?? 0.7,
+    maxTokens: e.PARALLEL_LLM_MAX_TOKENS ?? DEFAULT_MAX_TOKENS,
+    budgetMs: e.PARALLEL_LLM_BUDGET_MS,
+    synthesisMaxChars: e.PARALLEL_LLM_SYNTHESIS_MAX_CHARS ?? DEFAULT_SYNTHESIS_MAX_CHARS,
+    maxPromptChars: e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? 500_000,
+    outputDir: path.resolve(e.PARALLEL_LLM_OUTPUT_DIR ?? defaultOutputDir(env)),
+    saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
+    logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
+    logFile: e.PARALLEL_LLM_LOG_FILE,
+  };
+}
+
+/** The per-user data folder: clients often start servers in `/`, so never the working directory. */
+export function defaultOutputDir(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
+  const base =
+    platform === 'win32'
+      ? (env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'))
+      : platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support')
+        : (env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'));
+  return path.join(base, 'parallel-llm-mcp', 'runs');
+}

@@ -1,0 +1,53 @@
+import { UpstreamError } from './errors.js';
+import type { Limiter } from './limiter.js';
+import { err, ok, type Result } from './result.js';
+
+export interface Settled<T> {
+  index: number;
+  model: string;
+  result: Result<T, UpstreamError>;
+  /** From the moment the call got its turn under the limiter to its end. */
+  ms: number;
+}
+
+export interface FanOutOptions<T> {
+  limiter: Limiter;
+  signal?: AbortSignal;
+  onSettled?: (settled: Settled<T>) => void;
+}
+
+/**
+ * Starts one call per model under the process-wide limiter and returns one promise per
+ * model, in input order. A promise never rejects: each settles to a typed Result, so one
+ * model's failure never costs the others. The caller decides how long to wait.
+ */
+export function fanOut<T>(
+  models: readonly string[],
+  call: (model: string, signal: AbortSignal | undefined) => Promise<T>,
+  options: FanOutOptions<T>,
+): Array<Promise<Settled<T>>> {
+  const { limiter, signal, onSettled } = options;
+  return models.map(async (model, index) => {
+    let started = Date.now();
+    const result = await limiter
+      .run(
+        () => {
+          started = Date.now();
+          return call(model, signal);
+        },
+        { signal },
+      )
+      .then((value) => ok(value), (caught: unknown) => err(asUpstreamError(caught, signal)));
+    const settled = { index, model, result, ms: Date.now() - started };
+    onSettled?.(settled);
+    return settled;
+  });
+}
+
+/** Anything thrown that is not already typed: a cancellation while queued, or a bug. */
+export function asUpstreamError(caught: unknown, signal?: AbortSignal): UpstreamError {
+  if (caught instanceof UpstreamError) return caught;
+  if (signal?.aborted) return new UpstreamError({ kind: 'cancelled', message: 'cancelled before the model was called' });
+  const message = caught instanceof Error ? caught.message : String(caught);
+  return new UpstreamError({ kind: 'network', message: `unexpected failure: ${message}`, cause: caught });
+}

@@ -1,0 +1,354 @@
+import type { Logger } from 'pino';
+import { adviceFor, type UpstreamError, type UpstreamErrorData } from './errors.js';
+import { asUpstreamError, fanOut, type Settled } from './fanout.js';
+import type { Limiter } from './limiter.js';
+import type { CallOptions, ChatRequest, Completion, TokenUsage } from './openrouter/client.js';
+import type { RunFolder, RunStore } from './run-store.js';
+import { fileSafe } from './run-store.js';
+import { buildSynthesisPrompt, type CandidateAnswer, type Trim } from './synthesis.js';
+
+/** What the pipeline needs from the OpenRouter client. */
+export interface ChatCompleter {
+  complete(chat: ChatRequest, options?: CallOptions): Promise<Completion>;
+}
+
+export interface PipelineDeps {
+  client: ChatCompleter;
+  limiter: Limiter;
+  /** Undefined when saving is turned off. */
+  store: RunStore | undefined;
+  logger: Logger;
+  synthesisMaxChars: number;
+  /** The limit for one upstream call. */
+  timeoutMs: number;
+}
+
+export interface RunRequest {
+  prompt: string;
+  models: string[];
+  synthesizerModel: string;
+  temperature: number;
+  maxTokens: number;
+  /** The whole call's time budget. */
+  budgetMs: number;
+  /** The part of the budget kept for synthesis; the fan-out ends when only this is left. */
+  synthesisReserveMs: number;
+}
+
+export type ModelStatus = 'answered' | 'failed' | 'cut_off';
+
+export interface ModelError extends UpstreamErrorData {
+  advice?: string;
+}
+
+export interface CandidateReport {
+  index: number;
+  model: string;
+  status: ModelStatus;
+  ms?: number;
+  attempts?: number;
+  truncated?: boolean;
+  usage?: TokenUsage;
+  error?: ModelError;
+  file?: string;
+  /** Answered after the result was returned; saved to the run folder when it arrived. */
+  late?: boolean;
+}
+
+export interface SynthesisReport {
+  model: string;
+  status: 'answered' | 'failed' | 'skipped';
+  ms?: number;
+  usage?: TokenUsage;
+  error?: ModelError;
+  promptChars?: number;
+  trims: Trim[];
+  file?: string;
+}
+
+export type RunStatus = 'complete' | 'partial' | 'candidates_only' | 'failed' | 'cancelled';
+
+export interface RunReport {
+  status: RunStatus;
+  /** The synthesized answer, when synthesis succeeded. */
+  answer: string | undefined;
+  /** The candidates' answers as they stood when the call returned, in model order. */
+  answers: CandidateAnswer[];
+  runDir: string | undefined;
+  candidates: CandidateReport[];
+  synthesis: SynthesisReport;
+  totals: TokenUsage;
+  warnings: string[];
+  budgetMs: number;
+  elapsedMs: number;
+  /** Settles when every candidate has finished and its answer has been saved. */
+  lateAnswers: Promise<void>;
+}
+
+export type RunEvent =
+  | { type: 'candidate'; candidate: CandidateReport; settled: number; total: number }
+  | { type: 'synthesis'; model: string; candidates: number; limitMs: number };
+
+export interface RunHooks {
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+/** Time kept back from the budget to write files and send the result. */
+const returnMarginMs = (budgetMs: number) => Math.min(1000, Math.round(budgetMs * 0.05));
+/** Below this, a synthesis call cannot be expected to finish. */
+const MIN_SYNTHESIS_MS = 500;
+
+/**
+ * One call of `process_prompt`: every candidate in parallel, synthesis on the answers
+ * that arrive within the budget, everything saved. Candidates cut off by the budget run
+ * on and are saved when they arrive.
+ */
+export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: RunHooks = {}): Promise<RunReport> {
+  const started = Date.now();
+  const deadline = started + request.budgetMs;
+  const log = deps.logger;
+  const warnings: string[] = [];
+  const folder = await openFolder(deps.store, warnings, log);
+  const candidates: CandidateReport[] = request.models.map((model, i) => ({ index: i + 1, model, status: 'cut_off' }));
+  const answers = new Map<number, CandidateAnswer>();
+  const record = new RunRecord(folder, request, started, warnings, log);
+  let returned = false;
+  let settledCount = 0;
+
+  log.info({ phase: 'fan-out', models: request.models, budgetMs: request.budgetMs }, 'asking candidates');
+  record.save(candidates, undefined, 'running');
+
+  const onSettled = (settled: Settled<Completion>) => {
+    settledCount++;
+    const report = candidateReport(settled, folder, returned);
+    candidates[settled.index] = report;
+    if (settled.result.ok) {
+      answers.set(settled.index, { model: settled.model, content: settled.result.value.content, file: report.file });
+    }
+    logOutcome(log, report, settled);
+    if (!returned) hooks.onEvent?.({ type: 'candidate', candidate: report, settled: settledCount, total: request.models.length });
+  };
+  const pending = fanOut(request.models, (model, signal) => deps.client.complete(chatFor(request, model), { signal }), {
+    limiter: deps.limiter,
+    signal: hooks.signal,
+    onSettled,
+  });
+  const saved = pending.map((outcome) => outcome.then((settled) => saveCandidate(folder, settled, warnings, log)));
+
+  await waitAtMost(Promise.all(pending), deadline - request.synthesisReserveMs - Date.now());
+  const arrived = [...answers.entries()].sort(([a], [b]) => a - b).map(([, answer]) => answer);
+  const cutOff = candidates.filter((candidate) => candidate.status === 'cut_off');
+  if (cutOff.length > 0) {
+    log.warn({ phase: 'budget', cutOff: cutOff.map((c) => c.model) }, 'budget reached: synthesizing without the slowest models');
+  }
+
+  const synthesis = await synthesize(deps, request, arrived, { deadline, folder, warnings, hooks });
+  const status = runStatus(hooks.signal, arrived.length, cutOff.length + countFailed(candidates), synthesis);
+  const report: RunReport = {
+    status,
+    answer: synthesis.content,
+    answers: arrived,
+    runDir: folder?.dir,
+    candidates: candidates.map((candidate) => ({ ...candidate })),
+    synthesis: synthesis.report,
+    totals: sumUsage([...candidates.map((c) => c.usage), synthesis.report.usage]),
+    warnings,
+    budgetMs: request.budgetMs,
+    elapsedMs: Date.now() - started,
+    lateAnswers: Promise.resolve(),
+  };
+  await record.save(report.candidates, report, status);
+  returned = true;
+  log.info(
+    { phase: 'done', status, ms: report.elapsedMs, answered: arrived.length, cutOff: cutOff.length, cost: report.totals.cost },
+    'run finished',
+  );
+  report.lateAnswers = Promise.all(saved).then(async () => {
+    if (cutOff.length > 0) await record.save(candidates, report, status);
+  });
+  return report;
+}
+
+function chatFor(request: RunRequest, model: string): ChatRequest {
+  return { model, prompt: request.prompt, temperature: request.temperature, maxTokens: request.maxTokens };
+}
+
+async function openFolder(store: RunStore | undefined, warnings: string[], log: Logger): Promise<RunFolder | undefined> {
+  if (!store) return undefined;
+  try {
+    return await store.createRun();
+  } catch (error) {
+    const message = `could not create a run folder in ${store.rootDir}: ${(error as Error).message}; answers are not saved`;
+    warnings.push(message);
+    log.error({ err: error }, message);
+    return undefined;
+  }
+}
+
+const candidateFile = (settled: { index: number; model: string }, suffix: string) =>
+  `candidate-${settled.index + 1}_${fileSafe(settled.model)}${suffix}`;
+
+function candidateReport(settled: Settled<Completion>, folder: RunFolder | undefined, late: boolean): CandidateReport {
+  const base = { index: settled.index + 1, model: settled.model, ms: settled.ms, ...(late ? { late: true } : {}) };
+  if (!settled.result.ok) return { ...base, status: 'failed', error: modelError(settled.result.error) };
+  const completion = settled.result.value;
+  return {
+    ...base,
+    status: 'answered',
+    attempts: completion.attempts,
+    ...(completion.truncated ? { truncated: true } : {}),
+    ...(completion.usage ? { usage: completion.usage } : {}),
+    ...(folder ? { file: `${folder.dir}/${candidateFile(settled, '.md')}` } : {}),
+  };
+}
+
+function modelError(error: UpstreamError): ModelError {
+  const data = error.toJSON();
+  const advice = adviceFor(data);
+  return advice ? { ...data, advice } : data;
+}
+
+/** Saves a candidate's answer (and any reasoning) as soon as it arrives. */
+async function saveCandidate(folder: RunFolder | undefined, settled: Settled<Completion>, warnings: string[], log: Logger) {
+  if (!folder) return;
+  const { result } = settled;
+  const reasoning = result.ok ? result.value.reasoning : result.error.reasoning;
+  const files: Array<[string, string]> = [];
+  if (result.ok) files.push([candidateFile(settled, '.md'), result.value.content]);
+  if (reasoning) files.push([candidateFile(settled, '.reasoning.md'), reasoning]);
+  await Promise.all(files.map(([name, content]) => writeOrWarn(folder, name, content, warnings, log)));
+}
+
+async function writeOrWarn(folder: RunFolder, name: string, content: string, warnings: string[], log: Logger) {
+  try {
+    return await folder.write(name, content);
+  } catch (error) {
+    const message = `could not save ${name}: ${(error as Error).message}`;
+    warnings.push(message);
+    log.error({ err: error, file: name }, message);
+    return undefined;
+  }
+}
+
+function logOutcome(log: Logger, report: CandidateReport, settled: Settled<Completion>) {
+  const fields = {
+    phase: 'candidate',
+    model: report.model,
+    index: report.index,
+    ms: report.ms,
+    outcome: report.status,
+    late: report.late,
+    tokens: report.usage?.total_tokens,
+    cost: report.usage?.cost,
+    words: settled.result.ok ? countWords(settled.result.value.content) : undefined,
+  };
+  if (settled.result.ok) log.info(fields, 'candidate answered');
+  else log.warn({ ...fields, error: report.error }, `candidate failed: ${report.error?.message}`);
+}
+
+const countWords = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** Waits for `promise`, but no longer than `ms`. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  clearTimeout(timer);
+}
+
+interface SynthesisOutcome {
+  content: string | undefined;
+  report: SynthesisReport;
+}
+
+async function synthesize(
+  deps: PipelineDeps,
+  request: RunRequest,
+  arrived: CandidateAnswer[],
+  context: { deadline: number; folder: RunFolder | undefined; warnings: string[]; hooks: RunHooks },
+): Promise<SynthesisOutcome> {
+  const { deadline, folder, warnings, hooks } = context;
+  const model = request.synthesizerModel;
+  const skipped = (message: string): SynthesisOutcome => ({
+    content: undefined,
+    report: { model, status: 'skipped', trims: [], error: { kind: 'cancelled', message } },
+  });
+  if (hooks.signal?.aborted) return skipped('the call was cancelled');
+  if (arrived.length === 0) return skipped('no candidate answered, so there was nothing to synthesize');
+  const limitMs = Math.min(deps.timeoutMs, deadline - returnMarginMs(request.budgetMs) - Date.now());
+  if (limitMs < MIN_SYNTHESIS_MS) return skipped(`the time budget (${request.budgetMs} ms) left no time for synthesis`);
+
+  const prompt = buildSynthesisPrompt(request.prompt, arrived, deps.synthesisMaxChars);
+  const base = { model, promptChars: prompt.text.length, trims: prompt.trims };
+  deps.logger.info({ phase: 'synthesis', model, candidates: arrived.length, promptChars: prompt.text.length, limitMs }, 'synthesizing');
+  hooks.onEvent?.({ type: 'synthesis', model, candidates: arrived.length, limitMs });
+  const started = Date.now();
+  try {
+    const completion = await deps.limiter.run(
+      () => deps.client.complete({ ...chatFor(request, model), prompt: prompt.text }, { signal: hooks.signal, timeoutMs: limitMs }),
+      { signal: hooks.signal, urgent: true },
+    );
+    const ms = Date.now() - started;
+    const file = folder ? await writeOrWarn(folder, 'final.md', completion.content, warnings, deps.logger) : undefined;
+    if (folder && completion.reasoning) await writeOrWarn(folder, 'synthesis.reasoning.md', completion.reasoning, warnings, deps.logger);
+    deps.logger.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost, words: countWords(completion.content) }, 'synthesis done');
+    return {
+      content: completion.content,
+      report: { ...base, status: 'answered', ms, ...(completion.usage ? { usage: completion.usage } : {}), ...(file ? { file } : {}) },
+    };
+  } catch (caught) {
+    const error = modelError(asUpstreamError(caught, hooks.signal));
+    deps.logger.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
+    return { content: undefined, report: { ...base, status: 'failed', ms: Date.now() - started, error } };
+  }
+}
+
+const countFailed = (candidates: CandidateReport[]) => candidates.filter((c) => c.status === 'failed').length;
+
+function runStatus(signal: AbortSignal | undefined, answered: number, missing: number, synthesis: SynthesisOutcome): RunStatus {
+  if (signal?.aborted) return 'cancelled';
+  if (answered === 0) return 'failed';
+  if (synthesis.content === undefined) return 'candidates_only';
+  return missing === 0 ? 'complete' : 'partial';
+}
+
+export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
+  const total: TokenUsage = {};
+  for (const usage of usages) {
+    for (const [key, value] of Object.entries(usage ?? {}) as Array<[keyof TokenUsage, number]>) {
+      total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  if (total.cost !== undefined) total.cost = Math.round(total.cost * 1e8) / 1e8;
+  return total;
+}
+
+/** The machine-readable record of a run, `run.json`, rewritten as late answers arrive. */
+class RunRecord {
+  constructor(
+    private readonly folder: RunFolder | undefined,
+    private readonly request: RunRequest,
+    private readonly started: number,
+    private readonly warnings: string[],
+    private readonly log: Logger,
+  ) {}
+
+  async save(candidates: CandidateReport[], report: RunReport | undefined, status: RunStatus | 'running'): Promise<void> {
+    if (!this.folder) return;
+    const { prompt, models, synthesizerModel, temperature, maxTokens, budgetMs } = this.request;
+    const record = {
+      run: this.folder.name,
+      status,
+      started_at: new Date(this.started).toISOString(),
+      updated_at: new Date().toISOString(),
+      elapsed_ms: report?.elapsedMs,
+      settings: { models, synthesizer_model: synthesizerModel, temperature, max_tokens: maxTokens, budget_ms: budgetMs },
+      prompt,
+      candidates,
+      synthesis: report?.synthesis,
+      totals: sumUsage([...candidates.map((c) => c.usage), report?.synthesis.usage]),
+      warnings: this.warnings,
+    };
+    await writeOrWarn(this.folder, 'run.json', `${JSON.stringify(record, null, 2)}\n`, this.warnings, this.log);
+  }
+}

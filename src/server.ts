@@ -1,0 +1,123 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { budgetForClient, synthesisReserveMs } from './budget.js';
+import type { Config } from './config.js';
+import { createLimiter, type Limiter } from './limiter.js';
+import { runPrompt, type ChatCompleter, type RunReport } from './pipeline.js';
+import { resultText, structuredResult } from './present.js';
+import { ProgressTracker, type ProgressUpdate } from './progress.js';
+import { RunStore } from './run-store.js';
+import { SERVER_INSTRUCTIONS, TOOL_DESCRIPTION, inputShape, outputShape } from './tool.js';
+
+export const SERVER_NAME = 'parallel-llm-server';
+
+export interface ServerDeps {
+  config: Config;
+  client: ChatCompleter;
+  logger: Logger;
+  version: string;
+  /** Shared by every call in the process; made from the config when not given. */
+  limiter?: Limiter;
+  /** How often a waiting call reports progress (at most every 10 s is promised). */
+  heartbeatMs?: number;
+}
+
+export interface ParallelLlmServer {
+  server: McpServer;
+  /** Settles when the answers of every cut-off model have arrived and been saved. */
+  lateAnswers(): Promise<void>;
+  /** Aborts every upstream request still running, late candidates included. */
+  cleanup(): void;
+}
+
+export function createServer(deps: ServerDeps): ParallelLlmServer {
+  const { config, logger } = deps;
+  const limiter = deps.limiter ?? createLimiter(config.maxConcurrency);
+  const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
+  const shutdown = new AbortController();
+  const late = new Set<Promise<void>>();
+  const server = new McpServer({ name: SERVER_NAME, version: deps.version }, { instructions: SERVER_INSTRUCTIONS });
+
+  server.registerTool(
+    'process_prompt',
+    {
+      title: 'Ask several LLMs and synthesize the best answer',
+      description: TOOL_DESCRIPTION,
+      inputSchema: inputShape(config.maxPromptChars),
+      outputSchema: outputShape,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async (args, extra): Promise<CallToolResult> => {
+      const budget = config.budgetMs === undefined ? budgetForClient(server.server.getClientVersion()?.name) : { budgetMs: config.budgetMs, source: 'PARALLEL_LLM_BUDGET_MS' };
+      const models = args.models ?? config.models;
+      // The call's own signal: cancelled by the client while the call runs, never after,
+      // so that cut-off candidates run on once the result is sent.
+      const call = new AbortController();
+      const cancel = () => call.abort();
+      extra.signal.addEventListener('abort', cancel, { once: true });
+      const log = logger.child({ request: extra.requestId });
+      log.info({ budgetMs: budget.budgetMs, budgetFrom: budget.source, promptChars: args.prompt.length }, 'process_prompt');
+      const progress = progressFor(extra._meta?.progressToken, models, (notification) => extra.sendNotification(notification));
+      const heartbeat = progress && setInterval(() => progress.heartbeat(), deps.heartbeatMs ?? 5000);
+      try {
+        const report = await runPrompt(
+          { client: deps.client, limiter, store, logger: log, synthesisMaxChars: config.synthesisMaxChars, timeoutMs: config.timeoutMs },
+          {
+            prompt: args.prompt,
+            models,
+            synthesizerModel: args.synthesizer_model ?? config.synthesizerModel,
+            temperature: args.temperature ?? config.temperature,
+            maxTokens: args.max_tokens ?? config.maxTokens,
+            budgetMs: budget.budgetMs,
+            synthesisReserveMs: synthesisReserveMs(budget.budgetMs),
+          },
+          { signal: AbortSignal.any([call.signal, shutdown.signal]), onEvent: (event) => progress?.onEvent(event) },
+        );
+        track(late, report.lateAnswers);
+        return toolResult(report, config.synthesisMaxChars);
+      } finally {
+        progress?.close();
+        clearInterval(heartbeat);
+        extra.signal.removeEventListener('abort', cancel);
+      }
+    },
+  );
+
+  return {
+    server,
+    lateAnswers: async () => {
+      while (late.size > 0) await Promise.all(late);
+    },
+    cleanup: () => shutdown.abort(),
+  };
+}
+
+function toolResult(report: RunReport, maxChars: number): CallToolResult {
+  return {
+    content: [{ type: 'text', text: resultText(report, maxChars) }],
+    structuredContent: structuredResult(report),
+    isError: report.status === 'failed' || report.status === 'cancelled',
+  };
+}
+
+type ProgressNotification = {
+  method: 'notifications/progress';
+  params: ProgressUpdate & { progressToken: string | number };
+};
+
+function progressFor(
+  token: string | number | undefined,
+  models: string[],
+  send: (notification: ProgressNotification) => Promise<void>,
+): ProgressTracker | undefined {
+  if (token === undefined) return undefined;
+  return new ProgressTracker(models, (update) => {
+    send({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => undefined);
+  });
+}
+
+function track(set: Set<Promise<void>>, promise: Promise<void>): void {
+  const tracked = promise.finally(() => set.delete(tracked));
+  set.add(tracked);
+}

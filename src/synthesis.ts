@@ -1,0 +1,83 @@
+/** The synthesis prompt: the original's structure, bounded so it always fits the synthesizer. */
+export interface CandidateAnswer {
+  model: string;
+  content: string;
+  /** Where the full answer is saved, named in the trim marker. */
+  file?: string;
+}
+
+export interface Trim {
+  model: string;
+  keptChars: number;
+  originalChars: number;
+}
+
+export interface SynthesisPrompt {
+  text: string;
+  trims: Trim[];
+}
+
+const MARKER_ALLOWANCE = 200;
+
+export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): SynthesisPrompt {
+  const frame = (bodies: string[]) => render(problem, candidates, bodies);
+  const overhead = frame(candidates.map(() => '')).length;
+  const caps = fairCaps(
+    candidates.map((candidate) => candidate.content.length),
+    maxChars - overhead,
+  );
+  const trims: Trim[] = [];
+  const bodies = candidates.map((candidate, index) => {
+    const cap = caps[index]!;
+    if (candidate.content.length <= cap) return candidate.content;
+    const kept = Math.max(0, cap - MARKER_ALLOWANCE);
+    trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.content.length });
+    return candidate.content.slice(0, kept) + trimMarker(candidate, kept);
+  });
+  return { text: frame(bodies), trims };
+}
+
+/**
+ * Shares `available` characters fairly: answers shorter than an equal share are kept
+ * whole, and what they leave unused is shared among the longer ones, so the longest
+ * answers are the ones trimmed, and trimmed to the same length.
+ */
+export function fairCaps(lengths: number[], available: number): number[] {
+  const caps = new Array<number>(lengths.length);
+  const order = lengths.map((length, index) => ({ length, index })).sort((a, b) => a.length - b.length);
+  let remaining = Math.max(0, available);
+  order.forEach(({ length, index }, position) => {
+    const share = Math.floor(remaining / (order.length - position));
+    caps[index] = Math.min(length, share);
+    remaining -= caps[index]!;
+  });
+  return caps;
+}
+
+function trimMarker(candidate: CandidateAnswer, kept: number): string {
+  const omitted = candidate.content.length - kept;
+  const where = candidate.file ? `; the full answer is saved in ${candidate.file}` : '';
+  return `\n\n[... trimmed to fit the synthesis budget: ${omitted} of ${candidate.content.length} characters omitted${where}]`;
+}
+
+function render(problem: string, candidates: CandidateAnswer[], bodies: string[]): string {
+  const sections = candidates.map(
+    (candidate, index) => `### Candidate ${index + 1}: ${candidate.model}\n\n${bodies[index]}\n`,
+  );
+  return [
+    `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
+    '',
+    '## The original problem',
+    '',
+    problem,
+    '',
+    '## Candidate answers',
+    '',
+    ...sections,
+    '## Your task',
+    '',
+    'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
+      'correct their mistakes, and where they disagree, resolve the conflict with your own judgement. ' +
+      'Answer the problem directly; do not describe the candidates or this process.',
+  ].join('\n');
+}
