@@ -263,9 +263,15 @@ async function readStream(
       yield chunk as string;
     }
   })();
+  let done = false;
   try {
     for await (const data of sseData(chunks)) {
-      if (data.trim() === '[DONE]') break;
+      // Read on to the end after [DONE]: leaving the loop early would destroy the body,
+      // and with it a connection the pool could reuse.
+      if (done || data.trim() === '[DONE]') {
+        done = true;
+        continue;
+      }
       absorb(draft, parseBody(data));
       if (draft.content.length > 0) state.contentStarted = true;
       // A mid-stream error ends the answer: never hand a half answer to synthesis.
@@ -273,7 +279,7 @@ async function readStream(
     }
   } finally {
     // Leaving early closes the connection, which tells OpenRouter to stop generating.
-    if (!body.destroyed) body.destroy();
+    if (!done && !body.destroyed) body.destroy();
   }
   return draft;
 }

@@ -1,0 +1,290 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../src/errors.js';
+import type { OpenRouterClient } from '../src/openrouter/client.js';
+import { VALID_KEY, startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { testClient } from './support/client.js';
+
+const chat = (model: string) => ({ model, prompt: 'Why is the sky blue?', temperature: 0.7, maxTokens: 1000 });
+
+let fake: FakeOpenRouter;
+let client: OpenRouterClient;
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await client?.close();
+});
+
+/** Runs a completion that must fail, and returns its typed error. */
+async function failure(model: string, c = client): Promise<UpstreamError> {
+  const error = await c.complete(chat(model)).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(UpstreamError);
+  return error as UpstreamError;
+}
+
+describe('OpenRouterClient against a fake OpenRouter', () => {
+  it('streams an answer, skipping keep-alive comments, and reads usage and cost from the last chunk', async () => {
+    client = testClient(fake.url);
+    fake.on('m/stream', { answer: 'Rayleigh scattering.', delayMs: 120, reasoning: 'think', chunks: 4 });
+    const completion = await client.complete(chat('m/stream'));
+    expect(completion.content).toBe('Rayleigh scattering.');
+    expect(completion.reasoning).toBe('think');
+    expect(completion.usage).toEqual({ prompt_tokens: 100, completion_tokens: 50, reasoning_tokens: 20, total_tokens: 150, cost: 0.0015 });
+    expect(completion.attempts).toBe(1);
+    expect(completion.truncated).toBe(false);
+  });
+
+  it('sends the key, attribution headers, max_tokens, one user message and stream: true', async () => {
+    client = testClient(fake.url);
+    fake.on('m/headers', { answer: 'ok' });
+    await client.complete(chat('m/headers'));
+    const [request] = fake.requestsFor('m/headers');
+    expect(request!.headers.authorization).toBe(`Bearer ${VALID_KEY}`);
+    expect(request!.headers['http-referer']).toMatch(/^https:\/\//);
+    expect(request!.headers['x-title']).toBe('parallel-llm-mcp');
+    expect(request!.body).toMatchObject({
+      model: 'm/headers',
+      max_tokens: 1000,
+      temperature: 0.7,
+      stream: true,
+      messages: [{ role: 'user', content: 'Why is the sky blue?' }],
+    });
+  });
+
+  it('accepts a plain JSON completion from a server that does not stream', async () => {
+    client = testClient(fake.url);
+    fake.on('m/json', { answer: 'from json', json: true });
+    expect((await client.complete(chat('m/json'))).content).toBe('from json');
+  });
+
+  it.each([400, 401, 402, 403])('never retries HTTP %i and passes OpenRouter’s message on unchanged', async (status) => {
+    client = testClient(fake.url);
+    const model = `m/status-${status}`;
+    const message = `OpenRouter says ${status}: Insufficient credits. Add more using https://openrouter.ai/settings/credits`;
+    fake.on(model, { status, error: { code: status, message, metadata: { provider_name: null } } });
+    const error = await failure(model);
+    expect(error).toMatchObject({ kind: 'http', status, message, retryable: false });
+    expect(fake.requestsFor(model)).toHaveLength(1);
+  });
+
+  it('honours Retry-After in seconds on a 429 before retrying', async () => {
+    client = testClient(fake.url);
+    fake.on('m/429', { status: 429, error: { code: 429, message: 'Rate limit exceeded' }, headers: { 'retry-after': '1' } }, { answer: 'after the wait' });
+    const completion = await client.complete(chat('m/429'));
+    const [first, second] = fake.requestsFor('m/429');
+    expect(completion).toMatchObject({ content: 'after the wait', attempts: 2 });
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(990);
+    expect(second!.at - first!.at).toBeLessThan(1500);
+  });
+
+  it('honours Retry-After given as an HTTP date on a 503', async () => {
+    client = testClient(fake.url);
+    const inOneSecond = new Date(Date.now() + 1500).toUTCString();
+    fake.on('m/503-date', { status: 503, headers: { 'retry-after': inOneSecond } }, { answer: 'back' });
+    await expect(client.complete(chat('m/503-date'))).resolves.toMatchObject({ content: 'back', attempts: 2 });
+    const [first, second] = fake.requestsFor('m/503-date');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(400);
+  });
+
+  it('uses OpenRouter’s retry hint in the error body when there is no header', async () => {
+    client = testClient(fake.url);
+    const error = { code: 429, message: 'Provider returned error', metadata: { raw: 'temporarily rate-limited upstream', provider_name: 'Liquid', retry_after_seconds: 0.3 } };
+    fake.on('m/hint', { status: 429, error }, { answer: 'ok' });
+    await client.complete(chat('m/hint'));
+    const [first, second] = fake.requestsFor('m/hint');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(290);
+  });
+
+  it('names the provider’s own words from metadata.raw in the message', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/raw', { status: 429, error: { code: 429, message: 'Provider returned error', metadata: { raw: 'quota exhausted for today', provider_name: 'Google AI Studio' } } });
+    const error = await failure('m/raw');
+    expect(error.kind).toBe('rate_limited');
+    expect(error.message).toBe('Provider returned error (Google AI Studio: quota exhausted for today)');
+  });
+
+  it('does not retry when OpenRouter says the failure is not retryable', async () => {
+    client = testClient(fake.url);
+    fake.on('m/not-retryable', { status: 503, error: { code: 503, message: 'No endpoints found', availability: { retryable: false } } });
+    expect(await failure('m/not-retryable')).toMatchObject({ status: 503, retryable: false });
+    expect(fake.requestsFor('m/not-retryable')).toHaveLength(1);
+  });
+
+  it('retries 408, 502 and 503 with backoff and reports how many attempts it took', async () => {
+    client = testClient(fake.url);
+    fake.on('m/flaky', { status: 502 }, { status: 408 }, { answer: 'third time lucky' });
+    expect(await client.complete(chat('m/flaky'))).toMatchObject({ content: 'third time lucky', attempts: 3 });
+  });
+
+  it('gives up after the configured retries with the last real error', async () => {
+    client = testClient(fake.url);
+    fake.on('m/always-429', { status: 429, error: { code: 429, message: 'Rate limit exceeded: free-models-per-min' } });
+    const error = await failure('m/always-429');
+    expect(error).toMatchObject({ kind: 'rate_limited', status: 429, message: 'Rate limit exceeded: free-models-per-min' });
+    expect(fake.requestsFor('m/always-429')).toHaveLength(3);
+  });
+
+  it('does not wait for a Retry-After that ends past the call’s limit', async () => {
+    client = testClient(fake.url, { timeoutMs: 1000 });
+    fake.on('m/long-wait', { status: 429, headers: { 'retry-after': '30' } });
+    const started = Date.now();
+    const error = await failure('m/long-wait');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 30_000 });
+    expect(fake.requestsFor('m/long-wait')).toHaveLength(1);
+  });
+
+  it('treats an error object in an HTTP 200 body as the error it is', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/200-error', { body200: { error: { code: 502, message: 'This content was flagged by the provider' } } });
+    expect(await failure('m/200-error')).toMatchObject({ kind: 'http', status: 502, message: 'This content was flagged by the provider' });
+  });
+
+  it('treats choices[0].error with finish_reason "error" as a failure, not a half answer', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    const body = {
+      choices: [{ message: { role: 'assistant', content: 'partial output...' }, finish_reason: 'error', error: { code: 502, message: 'Provider disconnected mid-stream' } }],
+    };
+    fake.on('m/choice-error', { body200: body });
+    expect(await failure('m/choice-error')).toMatchObject({ kind: 'http', status: 502, message: 'Provider disconnected mid-stream' });
+  });
+
+  it('fails at once on a mid-stream error chunk and does not retry after content started', async () => {
+    client = testClient(fake.url);
+    const content = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n`;
+    const errorChunk = `data: ${JSON.stringify({ error: { code: 'server_error', message: 'Provider disconnected unexpectedly' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n`;
+    fake.on('m/mid-stream', { sse: [': OPENROUTER PROCESSING', '', content('Half an an'), errorChunk, { pauseMs: 3000 }, 'data: [DONE]', ''] });
+    const started = Date.now();
+    const error = await failure('m/mid-stream');
+    expect(error).toMatchObject({ kind: 'provider', message: 'Provider disconnected unexpectedly' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(fake.requestsFor('m/mid-stream')).toHaveLength(1);
+  });
+
+  it('reports finish_reason "error" without an error object as a provider failure', async () => {
+    client = testClient(fake.url);
+    fake.on('m/finish-error', { answer: 'cut', finishReason: 'error' });
+    expect((await failure('m/finish-error')).kind).toBe('provider');
+  });
+
+  it('reports a reasoning model that spent max_tokens before answering as truncated, keeping its reasoning', async () => {
+    client = testClient(fake.url);
+    fake.on('m/reasoner', { answer: '', reasoning: 'Let me think about this very carefully...', finishReason: 'length', json: true });
+    const error = await failure('m/reasoner');
+    expect(error.kind).toBe('truncated');
+    expect(error.message).toContain('max_tokens (1000)');
+    expect(error.reasoning).toBe('Let me think about this very carefully...');
+  });
+
+  it('keeps an answer cut at max_tokens but marks it truncated', async () => {
+    client = testClient(fake.url);
+    fake.on('m/long', { answer: 'a long answer that stops', finishReason: 'length' });
+    expect(await client.complete(chat('m/long'))).toMatchObject({ content: 'a long answer that stops', truncated: true });
+  });
+
+  it('reports null or blank content as an empty answer', async () => {
+    client = testClient(fake.url);
+    fake.on('m/empty', { answer: '', json: true });
+    fake.on('m/blank', { answer: '  \n ' });
+    expect((await failure('m/empty')).kind).toBe('empty');
+    expect((await failure('m/blank')).kind).toBe('empty');
+  });
+
+  it('reports malformed JSON and malformed stream chunks as bad_body', async () => {
+    client = testClient(fake.url);
+    fake.on('m/bad-json', { sse: [] });
+    fake.on('m/bad-chunk', { sse: ['data: {"choices": [', ''] });
+    fake.on('m/wrong-shape', { body200: { choices: 'not a list' } });
+    expect((await failure('m/bad-chunk')).kind).toBe('bad_body');
+    expect((await failure('m/wrong-shape')).kind).toBe('bad_body');
+  });
+
+  it('retries a connection reset before any content, then succeeds', async () => {
+    client = testClient(fake.url);
+    fake.on('m/reset-once', { reset: true }, { answer: 'recovered' });
+    expect(await client.complete(chat('m/reset-once'))).toMatchObject({ content: 'recovered', attempts: 2 });
+  });
+
+  it('classifies a connection that keeps resetting as a network error with a code', async () => {
+    client = testClient(fake.url);
+    fake.on('m/reset', { reset: true });
+    const error = await failure('m/reset');
+    expect(error.kind).toBe('network');
+    expect(error.code).toMatch(/^(UND_ERR_SOCKET|ECONNRESET)$/);
+  });
+
+  it('reports a refused connection as a network error', async () => {
+    client = testClient('http://127.0.0.1:1/api/v1', { retry: { maxRetries: 0 } });
+    expect(await failure('m/any')).toMatchObject({ kind: 'network', code: 'ECONNREFUSED' });
+  });
+
+  it('times out a server that never answers, after the silence limit', async () => {
+    client = testClient(fake.url, { idleTimeoutMs: 300, retry: { maxRetries: 0 } });
+    fake.on('m/hang', { hang: true });
+    const started = Date.now();
+    const error = await failure('m/hang');
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('silent for 300 ms');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('still enforces the per-call limit when keep-alive comments keep the stream busy', async () => {
+    client = testClient(fake.url, { timeoutMs: 600, idleTimeoutMs: 300, retry: { maxRetries: 0 } });
+    fake.on('m/busy', { hang: true, keepAliveEveryMs: 100 });
+    const started = Date.now();
+    const error = await failure('m/busy');
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('600 ms limit');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(590);
+  });
+
+  it('times out a stream that falls silent after it started', async () => {
+    client = testClient(fake.url, { idleTimeoutMs: 300 });
+    const content = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'started' } }] })}\n`;
+    fake.on('m/silent', { sse: [content, { pauseMs: 2000 }, 'data: [DONE]'] });
+    expect(await failure('m/silent')).toMatchObject({ kind: 'timeout' });
+    expect(fake.requestsFor('m/silent')).toHaveLength(1);
+  });
+
+  it('aborts the upstream request at once when the caller cancels', async () => {
+    client = testClient(fake.url);
+    fake.on('m/slow', { answer: 'too late', delayMs: 3000 });
+    const abortedBefore = fake.aborted;
+    const controller = new AbortController();
+    const pending = client.complete(chat('m/slow'), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(500);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fake.aborted).toBe(abortedBefore + 1);
+  });
+
+  it('reuses pooled connections for sequential calls instead of opening one per call', async () => {
+    const pooled = await startFakeOpenRouter();
+    client = testClient(pooled.url);
+    for (let i = 0; i < 10; i++) await client.complete(chat('m/pool'));
+    // undici frees a socket a tick after its body ends, so a call made at once may open one more.
+    expect(pooled.connections).toBeLessThanOrEqual(2);
+    await client.close();
+    await pooled.close();
+  });
+
+  it('reads the key description and the model list for doctor', async () => {
+    const withModels = await startFakeOpenRouter({ models: ['openai/gpt-5-codex'] });
+    client = testClient(withModels.url);
+    await expect(client.keyInfo()).resolves.toMatchObject({ label: 'test key', limit_remaining: 7.5 });
+    await expect(client.modelIds()).resolves.toEqual(new Set(['openai/gpt-5-codex']));
+    const badKey = testClient(withModels.url, { apiKey: 'sk-wrong' });
+    await expect(badKey.keyInfo()).rejects.toMatchObject({ kind: 'http', status: 401, message: 'User not found.' });
+    await badKey.close();
+    await withModels.close();
+  });
+});

@@ -1,0 +1,226 @@
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, defaultOutputDir, loadConfig } from '../src/config.js';
+
+const KEY = 'sk-or-v1-test-key-0123456789';
+const withKey = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({ OPENROUTER_API_KEY: KEY, ...env });
+
+/** The ConfigError that loadConfig throws for `env`, failing the test when it throws none. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig: defaults', () => {
+  const config = loadConfig(withKey());
+
+  it('asks the original’s five models, in the original’s order', () => {
+    expect(config.models).toEqual([
+      'openai/gpt-5-codex',
+      'x-ai/grok-4-fast',
+      'mistralai/codestral-2508',
+      'google/gemini-2.5-pro',
+      'z-ai/glm-4.6',
+    ]);
+  });
+
+  it('synthesizes with google/gemini-2.5-pro at temperature 0.7', () => {
+    expect(config.synthesizerModel).toBe('google/gemini-2.5-pro');
+    expect(config.temperature).toBe(0.7);
+  });
+
+  it('uses the documented limits: concurrency 5, timeout 240000 ms, prompts up to 500000 characters', () => {
+    expect(config.maxConcurrency).toBe(5);
+    expect(config.timeoutMs).toBe(240_000);
+    expect(config.maxPromptChars).toBe(500_000);
+  });
+
+  it('saves outputs, logs at info and talks to OpenRouter', () => {
+    expect(config.saveOutputs).toBe(true);
+    expect(config.logLevel).toBe('info');
+    expect(config.baseUrl).toBe('https://openrouter.ai/api/v1');
+  });
+
+  it('leaves the budget to be chosen per client and sends a positive max_tokens', () => {
+    expect(config.budgetMs).toBeUndefined();
+    expect(config.maxTokens).toBeGreaterThan(0);
+  });
+
+  it('keeps the key as given', () => {
+    expect(config.apiKey).toBe(KEY);
+  });
+
+  it('treats blank optional variables as unset', () => {
+    const blank = loadConfig(
+      withKey({ PARALLEL_LLM_MODELS: '', PARALLEL_LLM_MAX_CONCURRENCY: '  ', PARALLEL_LLM_SAVE_OUTPUTS: '', PARALLEL_LLM_LOG_LEVEL: ' ' }),
+    );
+    expect(blank.models).toEqual(config.models);
+    expect(blank.maxConcurrency).toBe(5);
+    expect(blank.saveOutputs).toBe(true);
+    expect(blank.logLevel).toBe('info');
+  });
+});
+
+describe('loadConfig: the key', () => {
+  it.each([
+    ['missing', {}],
+    ['empty', { OPENROUTER_API_KEY: '' }],
+    ['blank', { OPENROUTER_API_KEY: '   ' }],
+  ])('throws a ConfigError naming OPENROUTER_API_KEY when the key is %s', (_, env) => {
+    expect(configError(env).message).toContain('OPENROUTER_API_KEY');
+  });
+
+  it('never repeats the key in an error about another variable', () => {
+    const message = configError(withKey({ PARALLEL_LLM_MAX_CONCURRENCY: 'lots' })).message;
+    expect(message).not.toContain(KEY);
+  });
+});
+
+describe('loadConfig: bad values', () => {
+  it.each([
+    ['PARALLEL_LLM_MAX_CONCURRENCY', 'five'],
+    ['PARALLEL_LLM_MAX_CONCURRENCY', '-1'],
+    ['PARALLEL_LLM_MAX_CONCURRENCY', '0'],
+    ['PARALLEL_LLM_TIMEOUT_MS', '-5'],
+    ['PARALLEL_LLM_TIMEOUT_MS', '4 minutes'],
+    ['PARALLEL_LLM_MAX_TOKENS', '1.5'],
+    ['PARALLEL_LLM_BUDGET_MS', '-100'],
+    ['PARALLEL_LLM_MAX_PROMPT_CHARS', 'abc'],
+    ['PARALLEL_LLM_SYNTHESIS_MAX_CHARS', '-600000'],
+    ['PARALLEL_LLM_MODELS', ' , '],
+    ['PARALLEL_LLM_MODELS', ','],
+    ['OPENROUTER_BASE_URL', 'not a url'],
+    ['OPENROUTER_BASE_URL', 'openrouter.ai/api/v1'],
+    ['OPENROUTER_BASE_URL', 'ftp://openrouter.ai/api/v1'],
+    ['PARALLEL_LLM_SAVE_OUTPUTS', 'maybe'],
+    ['PARALLEL_LLM_LOG_LEVEL', 'verbose'],
+    ['PARALLEL_LLM_TEMPERATURE', '3'],
+    ['PARALLEL_LLM_TEMPERATURE', '-0.1'],
+    ['PARALLEL_LLM_TEMPERATURE', 'warm'],
+  ])('refuses %s=%j with a one-line ConfigError naming the variable', (variable, value) => {
+    const { message } = configError(withKey({ [variable]: value }));
+    expect(message).toContain(variable);
+    expect(message).not.toContain('\n');
+  });
+});
+
+describe('loadConfig: accepted values', () => {
+  it('trims model ids, drops empty entries and keeps repeats in order', () => {
+    const config = loadConfig(withKey({ PARALLEL_LLM_MODELS: ' openai/gpt-5 ,x-ai/grok-4-fast,, openai/gpt-5 ' }));
+    expect(config.models).toEqual(['openai/gpt-5', 'x-ai/grok-4-fast', 'openai/gpt-5']);
+  });
+
+  it.each([
+    ['http://localhost:8080/v1/', 'http://localhost:8080/v1'],
+    ['https://example.test/api/v1///', 'https://example.test/api/v1'],
+    ['https://example.test/api/v1', 'https://example.test/api/v1'],
+  ])('strips trailing slashes from the base URL %s', (given, expected) => {
+    expect(loadConfig(withKey({ OPENROUTER_BASE_URL: given })).baseUrl).toBe(expected);
+  });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['true', true],
+    ['1', true],
+    ['yes', true],
+  ])('reads PARALLEL_LLM_SAVE_OUTPUTS=%s as %s', (given, expected) => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_SAVE_OUTPUTS: given })).saveOutputs).toBe(expected);
+  });
+
+  it('reads the log level in any case', () => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_LOG_LEVEL: 'DEBUG' })).logLevel).toBe('debug');
+  });
+
+  it('reads numbers and the temperature bounds', () => {
+    const config = loadConfig(
+      withKey({ PARALLEL_LLM_MAX_CONCURRENCY: '12', PARALLEL_LLM_TIMEOUT_MS: '1000', PARALLEL_LLM_TEMPERATURE: '2', PARALLEL_LLM_BUDGET_MS: '55000' }),
+    );
+    expect(config.maxConcurrency).toBe(12);
+    expect(config.timeoutMs).toBe(1000);
+    expect(config.temperature).toBe(2);
+    expect(config.budgetMs).toBe(55_000);
+    expect(loadConfig(withKey({ PARALLEL_LLM_TEMPERATURE: '0' })).temperature).toBe(0);
+  });
+
+  it('trims the synthesizer model id', () => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: '  openai/gpt-5 ' })).synthesizerModel).toBe('openai/gpt-5');
+  });
+});
+
+describe('output folder', () => {
+  const originalCwd = process.cwd();
+  afterEach(() => process.chdir(originalCwd));
+
+  /** The output folder as loadConfig computes it with the working directory at `cwd`. */
+  const outputDirIn = (cwd: string, env: NodeJS.ProcessEnv) => {
+    process.chdir(cwd);
+    return loadConfig(env).outputDir;
+  };
+
+  it.each([
+    ['no XDG_DATA_HOME', {}],
+    ['an absolute XDG_DATA_HOME', { XDG_DATA_HOME: path.join(os.tmpdir(), 'xdg-data') }],
+    ['an empty XDG_DATA_HOME', { XDG_DATA_HOME: '' }],
+    ['a relative XDG_DATA_HOME, which the XDG spec says to ignore', { XDG_DATA_HOME: 'relative/data' }],
+  ])('does not depend on the working directory, with %s', (_, extra) => {
+    const env = withKey(extra);
+    const fromRoot = outputDirIn(path.parse(originalCwd).root, env);
+    const fromTmp = outputDirIn(os.tmpdir(), env);
+    expect(fromRoot).toBe(fromTmp);
+    expect(path.isAbsolute(fromRoot)).toBe(true);
+  });
+
+  it('uses PARALLEL_LLM_OUTPUT_DIR when it is an absolute path', () => {
+    const dir = path.join(os.tmpdir(), 'my-runs');
+    expect(loadConfig(withKey({ PARALLEL_LLM_OUTPUT_DIR: dir })).outputDir).toBe(dir);
+  });
+
+  it('on Linux, lies under XDG_DATA_HOME when it is set', () => {
+    const dir = defaultOutputDir({ XDG_DATA_HOME: '/srv/data' }, 'linux', '/home/ada');
+    expect(dir.startsWith('/srv/data/')).toBe(true);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+
+  it('on Linux, lies under ~/.local/share when XDG_DATA_HOME is not set', () => {
+    const dir = defaultOutputDir({}, 'linux', '/home/ada');
+    expect(dir.startsWith('/home/ada/.local/share/')).toBe(true);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+
+  it('on macOS, lies under ~/Library/Application Support whatever XDG_DATA_HOME says', () => {
+    const dir = defaultOutputDir({ XDG_DATA_HOME: '/srv/data' }, 'darwin', '/Users/ada');
+    expect(dir.startsWith('/Users/ada/Library/Application Support/')).toBe(true);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+
+  it('on Windows, lies under LOCALAPPDATA when it is set', () => {
+    const local = 'C:\\Users\\ada\\AppData\\Local';
+    const dir = defaultOutputDir({ LOCALAPPDATA: local }, 'win32', 'C:\\Users\\ada');
+    expect(dir.startsWith(local)).toBe(true);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+
+  it('on Windows, lies under the home folder’s AppData\\Local when LOCALAPPDATA is not set', () => {
+    const dir = defaultOutputDir({}, 'win32', 'C:\\Users\\ada');
+    expect(dir.startsWith('C:\\Users\\ada')).toBe(true);
+    expect(dir).toMatch(/AppData[\\/]Local/);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+
+  it.each([
+    ['linux', { XDG_DATA_HOME: '' }, '/home/ada'],
+    ['win32', { LOCALAPPDATA: '' }, 'C:\\Users\\ada'],
+  ] as const)('on %s, treats an empty data-folder variable as unset and stays under the home folder', (platform, env, home) => {
+    const dir = defaultOutputDir(env, platform, home);
+    expect(dir.startsWith(home)).toBe(true);
+    expect(dir).toContain('parallel-llm-mcp');
+  });
+});

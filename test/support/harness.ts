@@ -1,0 +1,55 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createServer, type ParallelLlmServer } from '../../src/server.js';
+import { testClient, silentLogger } from './client.js';
+import { VALID_KEY, type FakeOpenRouter } from './fake-openrouter.js';
+
+export interface Harness {
+  client: Client;
+  app: ParallelLlmServer;
+  config: Config;
+  outputDir: string;
+  close(): Promise<void>;
+}
+
+export const tempDir = (prefix = 'parallel-llm-test-') => mkdtemp(path.join(os.tmpdir(), prefix));
+
+/** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
+export async function startHarness(
+  fake: FakeOpenRouter,
+  env: Record<string, string> = {},
+  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number } = {},
+): Promise<Harness> {
+  const outputDir = await tempDir();
+  const config = loadConfig({
+    OPENROUTER_API_KEY: VALID_KEY,
+    OPENROUTER_BASE_URL: fake.url,
+    PARALLEL_LLM_OUTPUT_DIR: outputDir,
+    PARALLEL_LLM_MODELS: 'a/one,b/two,c/three',
+    PARALLEL_LLM_SYNTHESIZER_MODEL: 's/synth',
+    PARALLEL_LLM_TIMEOUT_MS: '5000',
+    PARALLEL_LLM_BUDGET_MS: '20000',
+    ...env,
+  });
+  const upstream = testClient(fake.url, { timeoutMs: config.timeoutMs, idleTimeoutMs: options.idleTimeoutMs ?? 2000, maxConnections: config.maxConcurrency });
+  const app = createServer({ config, client: upstream, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
+  await app.server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    app,
+    config,
+    outputDir,
+    close: async () => {
+      app.cleanup();
+      await client.close();
+      await upstream.close();
+    },
+  };
+}
