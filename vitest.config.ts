@@ -2,10 +2,20 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 120_000,
-    // The end-to-end suite packs and installs the package once; see test/e2e/global-setup.ts.
-    globalSetup: ['test/e2e/global-setup.ts'],
+    projects: [
+      {
+        test: { name: 'unit', include: ['test/*.test.ts'], testTimeout: 20_000 },
+      },
+      {
+        // Packs the package, installs the tarball in a temporary folder and drives the installed bin.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/*.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

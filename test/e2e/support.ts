@@ -1,0 +1,77 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { inject } from 'vitest';
+import type { StructuredResult } from '../../src/tool.js';
+import { VALID_KEY, type FakeOpenRouter } from '../support/fake-openrouter.js';
+
+export const binPath = () => inject('binPath');
+
+/** The environment a user's MCP client config would give the server, pointed at the fake. */
+export function userEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    OPENROUTER_API_KEY: VALID_KEY,
+    OPENROUTER_BASE_URL: fake.url,
+    PARALLEL_LLM_OUTPUT_DIR: outputDir,
+    PARALLEL_LLM_MODELS: 'e2e/one,e2e/two,e2e/three',
+    PARALLEL_LLM_SYNTHESIZER_MODEL: 'e2e/synth',
+    PARALLEL_LLM_BUDGET_MS: '20000',
+    ...extra,
+  };
+}
+
+export interface Session {
+  client: Client;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Spawns the installed bin the way an MCP client does, and connects the SDK's Client to it. */
+export async function connect(env: Record<string, string>, command = binPath(), args: string[] = []): Promise<Session> {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'e2e-client', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+export async function processPrompt(session: Session, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+  const result = (await session.client.callTool({ name: 'process_prompt', arguments: args }, undefined, options)) as CallToolResult;
+  return { result, text: (result.content[0] as { text: string }).text, data: result.structuredContent as StructuredResult | undefined };
+}
+
+/** The bin as a bare child process, for what the SDK transport hides: raw stdout, signals, exit codes. */
+export function spawnBin(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
+  return spawn(binPath(), args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Collects a child's output and resolves when it exits. */
+export function finished(child: ChildProcessWithoutNullStreams, since = Date.now()): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - since }));
+  });
+}
+
+export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
