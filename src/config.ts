@@ -68,7 +68,7 @@ const modelList = z.preprocess(
 );
 
 const booleanFlag = z.preprocess(
-  blankToUndefined,
+  (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
     .transform((flag) => ['true', '1', 'yes'].includes(flag))
@@ -105,7 +105,11 @@ const envSchema = z.object({
   PARALLEL_LLM_BUDGET_MS: integer(1),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(1000),
   PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1),
-  PARALLEL_LLM_OUTPUT_DIR: z.preprocess(blankToUndefined, z.string().optional()),
+  // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
+  PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
+    blankToUndefined,
+    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+  ),
   PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
   PARALLEL_LLM_LOG_LEVEL: z.preprocess(
     (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
@@ -128,7 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     apiKey: e.OPENROUTER_API_KEY,
     baseUrl: e.OPENROUTER_BASE_URL ?? DEFAULT_BASE_URL,
-    models: e.PARALLEL_LLM_MODELS ?? DEFAULT_MODELS,
+    models: e.PARALLEL_LLM_MODELS ?? [...DEFAULT_MODELS],
     synthesizerModel: e.PARALLEL_LLM_SYNTHESIZER_MODEL || DEFAULT_SYNTHESIZER,
     maxConcurrency: e.PARALLEL_LLM_MAX_CONCURRENCY ?? 5,
     timeoutMs,
@@ -139,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     budgetMs: e.PARALLEL_LLM_BUDGET_MS,
     synthesisMaxChars: e.PARALLEL_LLM_SYNTHESIS_MAX_CHARS ?? DEFAULT_SYNTHESIS_MAX_CHARS,
     maxPromptChars: e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? 500_000,
-    outputDir: path.resolve(e.PARALLEL_LLM_OUTPUT_DIR ?? defaultOutputDir(env)),
+    outputDir: e.PARALLEL_LLM_OUTPUT_DIR ?? defaultOutputDir(env),
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
     logFile: e.PARALLEL_LLM_LOG_FILE,
@@ -154,9 +158,14 @@ export function defaultOutputDir(
 ): string {
   const base =
     platform === 'win32'
-      ? (env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'))
+      ? (absolute(env.LOCALAPPDATA, path.win32) ?? path.win32.join(home, 'AppData', 'Local'))
       : platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support')
-        : (env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'));
-  return path.join(base, 'parallel-llm-mcp', 'runs');
+        : (absolute(env.XDG_DATA_HOME, path.posix) ?? path.join(home, '.local', 'share'));
+  return (platform === 'win32' ? path.win32 : path).join(base, 'parallel-llm-mcp', 'runs');
+}
+
+/** An empty or relative folder variable is ignored, as the XDG spec says: it would depend on the working directory. */
+function absolute(value: string | undefined, flavour: path.PlatformPath): string | undefined {
+  return value && flavour.isAbsolute(value) ? value : undefined;
 }

@@ -103,8 +103,8 @@ const cutOff = (report: RunReport) => report.candidates.filter((candidate) => ca
 
 export function describeError(error: ModelError): string {
   const status = error.status === undefined ? '' : ` ${error.status}`;
-  const advice = error.advice ? ` ${error.advice}` : '';
-  return `${error.kind}${status}: ${error.message}.${advice}`.replace(/\.\./g, '.');
+  const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+  return `${error.kind}${status}: ${sentence}${error.advice ? ` ${error.advice}` : ''}`;
 }
 
 /** "Cost: $0.0123, 12,345 tokens (…), 48.2 s"; cost and tokens only where the API reported them. */

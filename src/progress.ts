@@ -12,7 +12,8 @@ export interface ProgressUpdate {
  * steps a heartbeat that creeps towards the next step without reaching it.
  */
 export class ProgressTracker {
-  private steps = 0;
+  private settled = 0;
+  private synthesizing = false;
   private last = 0;
   private lastStepAt: number;
   private closed = false;
@@ -34,24 +35,29 @@ export class ProgressTracker {
   }
 
   onEvent(event: RunEvent): void {
-    if (event.type === 'candidate') {
-      const { candidate } = event;
-      const outcome = candidate.status === 'answered' ? `answered in ${seconds(candidate.ms)}` : `failed (${candidate.error?.kind})`;
-      this.finished.push(`${candidate.model} ${outcome}`);
+    if (event.type === 'synthesis') {
+      this.synthesizing = true;
+      this.phase = `synthesizing ${event.candidates} answers with ${event.model}`;
+      this.step(this.phase);
+      return;
+    }
+    const { candidate } = event;
+    const outcome = candidate.status === 'answered' ? `answered in ${seconds(candidate.ms)}` : `failed (${candidate.error?.kind})`;
+    this.finished.push(`${candidate.model} ${outcome}`);
+    this.settled++;
+    if (this.synthesizing) {
+      // A model the budget cut off arrived during synthesis: news, but not a step.
+      this.emitBetweenSteps(`${this.phase}; meanwhile ${candidate.model} ${outcome}`);
+    } else {
       this.phase = `${event.settled}/${event.total} models finished`;
       this.step(`${this.phase}: ${candidate.model} ${outcome}`);
-    } else {
-      this.phase = `synthesizing ${event.candidates} answers with ${event.model}`;
-      this.steps = Math.max(this.steps, this.models.length);
-      this.step(this.phase);
     }
   }
 
   /** Called on a timer: says the call is alive and what it is waiting for. */
   heartbeat(): void {
-    const waited = this.now() - this.lastStepAt;
     const detail = this.finished.length > 0 ? `; so far: ${this.finished.join(', ')}` : '';
-    this.emit(this.steps + waited / (waited + 10_000), `${this.phase} (${seconds(waited)} since the last step)${detail}`);
+    this.emitBetweenSteps(`${this.phase} (${seconds(this.now() - this.lastStepAt)} since the last step)${detail}`);
   }
 
   /** After the result: nothing more may be sent. */
@@ -59,16 +65,26 @@ export class ProgressTracker {
     this.closed = true;
   }
 
+  /** Steps done: finished models during the fan-out, then all models plus one during synthesis. */
+  private get steps(): number {
+    return this.synthesizing ? this.models.length + 1 : this.settled;
+  }
+
   private step(message: string): void {
-    this.steps++;
     this.lastStepAt = this.now();
     this.emit(this.steps, message);
   }
 
-  private emit(value: number, message: string): void {
-    if (this.closed) return;
-    const progress = Math.min(value, this.total);
-    if (progress <= this.last) return;
+  /** Creeps towards the next step as time passes, never reaching it, always above the last value. */
+  private emitBetweenSteps(message: string): void {
+    const waited = this.now() - this.lastStepAt;
+    const creep = this.steps + waited / (waited + 10_000);
+    const nudge = this.last + (Math.floor(this.last) + 1 - this.last) / 2;
+    this.emit(creep > this.last ? creep : nudge, message);
+  }
+
+  private emit(progress: number, message: string): void {
+    if (this.closed || progress <= this.last) return;
     this.last = progress;
     this.send({ progress, total: this.total, message });
   }

@@ -17,8 +17,6 @@ export interface SynthesisPrompt {
   trims: Trim[];
 }
 
-const MARKER_ALLOWANCE = 200;
-
 export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): SynthesisPrompt {
   const frame = (bodies: string[]) => render(problem, candidates, bodies);
   const overhead = frame(candidates.map(() => '')).length;
@@ -30,7 +28,8 @@ export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswe
   const bodies = candidates.map((candidate, index) => {
     const cap = caps[index]!;
     if (candidate.content.length <= cap) return candidate.content;
-    const kept = Math.max(0, cap - MARKER_ALLOWANCE);
+    // The marker's length depends on the numbers in it; measure it with the widest ones.
+    const kept = Math.max(0, cap - trimMarker(candidate, 0).length);
     trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.content.length });
     return candidate.content.slice(0, kept) + trimMarker(candidate, kept);
   });

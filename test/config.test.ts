@@ -224,3 +224,19 @@ describe('output folder', () => {
     expect(dir).toContain('parallel-llm-mcp');
   });
 });
+
+describe('settings a user writes by hand', () => {
+  it('refuses a relative PARALLEL_LLM_OUTPUT_DIR, which would depend on where the client starts the server', () => {
+    expect(() => loadConfig(withKey({ PARALLEL_LLM_OUTPUT_DIR: 'runs' }))).toThrow(/^PARALLEL_LLM_OUTPUT_DIR must be an absolute path \(got "runs"\)$/);
+  });
+
+  it.each(['TRUE', 'False', ' no '])('reads PARALLEL_LLM_SAVE_OUTPUTS=%j whatever its case and spacing', (value) => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_SAVE_OUTPUTS: value })).saveOutputs).toBe(value.trim().toLowerCase() === 'true');
+  });
+
+  it('gives each config its own model list, so changing one never changes the defaults', () => {
+    const first = loadConfig(withKey());
+    first.models.push('mutated/model');
+    expect(loadConfig(withKey()).models).not.toContain('mutated/model');
+  });
+});

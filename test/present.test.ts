@@ -82,7 +82,7 @@ describe('complete result', () => {
 });
 
 describe('partial result', () => {
-  const error: ModelError = { kind: 'http', status: 502, message: 'Provider returned error', advice: undefined };
+  const error: ModelError = { kind: 'http', status: 502, message: 'Provider returned error' };
   const partial = report({
     status: 'partial',
     candidates: [answeredModel(1, 'openai/gpt-5-codex', 6_000), failedModel(2, 'x-ai/grok-4-fast', error)],
