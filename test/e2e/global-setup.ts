@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
+import { packAndInstall } from '../support/install.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,21 +10,11 @@ declare module 'vitest' {
   }
 }
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-/** Packs the package as npm would publish it and installs the tarball into a fresh folder. */
 export default async function setup(project: TestProject) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'parallel-llm-e2e-'));
-  const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  npm(['pack', '--silent', '--pack-destination', dir], root);
-  const tarball = path.join(dir, (await readdir(dir)).find((name) => name.endsWith('.tgz'))!);
-  const install = path.join(dir, 'install');
-  await mkdir(install);
-  await writeFile(path.join(install, 'package.json'), '{"name":"e2e-install","private":true}\n');
-  npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], install);
-  project.provide('binPath', path.join(install, 'node_modules', '.bin', 'parallel-llm-mcp'));
-  project.provide('tarball', tarball);
+  const installed = await packAndInstall();
+  project.provide('binPath', installed.binPath);
+  project.provide('tarball', installed.tarball);
   return async () => {
-    await rm(dir, { recursive: true, force: true });
+    await rm(installed.dir, { recursive: true, force: true });
   };
 }
