@@ -1,21 +1,35 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+
+/** Temporary files older than this in the staging folder were left by a killed process. */
+const STALE_MS = 60 * 60 * 1000;
 
 /**
  * Where runs are saved: one new folder per call under the output dir, named so that
  * folders sort by time and never collide. Files are private to the user and appear
- * whole or not at all.
+ * whole or not at all: each is written in a staging folder beside the runs (the same
+ * file system, so the final rename is atomic), so even a process killed mid-write
+ * leaves only complete files in a run folder.
  */
 export class RunStore {
-  constructor(readonly rootDir: string) {}
+  private readonly stagingDir: string;
+  private swept = false;
+
+  constructor(readonly rootDir: string) {
+    this.stagingDir = path.join(rootDir, '.staging');
+  }
 
   async createRun(now = new Date()): Promise<RunFolder> {
-    await mkdir(this.rootDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+    if (!this.swept) {
+      this.swept = true;
+      await sweepStale(this.stagingDir, now.getTime());
+    }
     const name = `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
     const dir = path.join(this.rootDir, name);
     await mkdir(dir, { mode: 0o700 });
-    return new RunFolder(dir);
+    return new RunFolder(dir, this.stagingDir);
   }
 }
 
@@ -23,7 +37,10 @@ export class RunFolder {
   /** Writes of one file go in order, so a slower older version never replaces a newer one. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly stagingDir: string,
+  ) {}
 
   get name(): string {
     return path.basename(this.dir);
@@ -33,14 +50,15 @@ export class RunFolder {
   write(fileName: string, content: string): Promise<string> {
     const target = path.join(this.dir, fileName);
     const previous = this.queues.get(fileName) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => writeFileAtomic(target, content));
+    const next = previous.catch(() => undefined).then(() => writeFileAtomic(target, content, this.stagingDir));
     this.queues.set(fileName, next);
     return next.then(() => target);
   }
 }
 
-export async function writeFileAtomic(target: string, content: string): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
+/** Writes to a temporary file in `stagingDir` (default: beside the target), flushes it, then renames it into place. */
+export async function writeFileAtomic(target: string, content: string, stagingDir = path.dirname(target)): Promise<void> {
+  const temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temporary, 'wx', 0o600);
   try {
     await handle.writeFile(content, 'utf8');
@@ -55,6 +73,14 @@ export async function writeFileAtomic(target: string, content: string): Promise<
     await rm(temporary, { force: true });
     throw error;
   });
+}
+
+async function sweepStale(dir: string, now: number): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && now - info.mtimeMs > STALE_MS) await rm(file, { force: true });
+  }
 }
 
 /** A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. */
