@@ -1,7 +1,4 @@
-#!/usr/bin/env node
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { runAsk } from './cli/ask.js';
-import { runDoctor } from './cli/doctor.js';
 import { HELP } from './cli/help.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -23,10 +20,11 @@ async function main(argv: string[]): Promise<number | undefined> {
     case '-v':
       process.stdout.write(`${packageVersion()}\n`);
       return 0;
+    // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return runAsk(readConfig(), rest);
+      return (await import('./cli/ask.js')).runAsk(readConfig(), rest);
     case 'doctor':
-      return runDoctor(readConfig());
+      return (await import('./cli/doctor.js')).runDoctor(readConfig());
     case undefined:
       await serve(readConfig());
       return undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { UpstreamError, httpError } from '../errors.js';
@@ -85,20 +85,28 @@ interface Draft {
 
 export class OpenRouterClient {
   readonly baseUrl: string;
-  private readonly dispatcher: Agent;
   private readonly retry: RetryPolicy;
+  /** Loaded on the first request: undici is a megabyte of code the server's start does not need. */
+  private http: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    // One pool for the whole process. Our own timers govern waiting, so undici's are off.
-    this.dispatcher = new Agent({
-      connections: options.maxConnections,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+  }
+
+  /** One pool for the whole process. Our own timers govern waiting, so undici's are off. */
+  private pool() {
+    this.http ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connections: this.options.maxConnections,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      }),
+    }));
+    return this.http;
   }
 
   static fromConfig(config: Config, logger: Logger): OpenRouterClient {
@@ -156,9 +164,11 @@ export class OpenRouterClient {
   }
 
   async close(): Promise<void> {
+    if (!this.http) return;
+    const { agent } = await this.http;
     // Graceful close waits for running requests; shutdown must not, so destroy after a moment.
-    const timer = setTimeout(() => void this.dispatcher.destroy(), 500);
-    await this.dispatcher.close().catch(() => undefined);
+    const timer = setTimeout(() => void agent.destroy(), 500);
+    await agent.close().catch(() => undefined);
     clearTimeout(timer);
   }
 
@@ -168,10 +178,11 @@ export class OpenRouterClient {
     state: { contentStarted: boolean },
     signal: AbortSignal | undefined,
   ): Promise<Draft> {
+    const { agent, request } = await this.pool();
     return this.withLimits(deadline, signal, async (abortSignal, heardFrom) => {
       const response = await request(`${this.baseUrl}/chat/completions`, {
         method: 'POST',
-        dispatcher: this.dispatcher,
+        dispatcher: agent,
         signal: abortSignal,
         headers: { ...this.headers(), 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({
@@ -195,9 +206,10 @@ export class OpenRouterClient {
 
   private async getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
     const deadline = Date.now() + Math.min(this.options.timeoutMs, 30_000);
+    const { agent, request } = await this.pool();
     return this.withLimits(deadline, signal, async (abortSignal) => {
       const response = await request(`${this.baseUrl}${path}`, {
-        dispatcher: this.dispatcher,
+        dispatcher: agent,
         signal: abortSignal,
         headers: this.headers(),
       });
