@@ -140,6 +140,28 @@ describe('process_prompt through the MCP client', () => {
     expect(text).toContain(data!.run_folder!);
   });
 
+  it('reports a reasoning model that ran out of max_tokens as truncated, saves its reasoning, and keeps it out of synthesis', async () => {
+    harness = await startHarness(fake, scriptModels('reasoner'));
+    fake.on('reasoner/two', { answer: '', reasoning: 'Step 1: consider the secret plan...', finishReason: 'length' });
+    const { text, data } = await call({ prompt: 'q', max_tokens: 64 });
+    expect(data!.models[1]).toMatchObject({ status: 'failed', error: { kind: 'truncated' } });
+    expect(data!.models[1]!.error!.message).toContain('max_tokens (64) ran out before any answer');
+    expect(data!.models[1]!.error!.advice).toMatch(/Raise max_tokens/);
+    expect(text).toContain('reasoner/two: truncated');
+    const reasoning = await readFile(path.join(data!.run_folder!, 'candidate-2_reasoner_two.reasoning.md'), 'utf8');
+    expect(reasoning).toBe('Step 1: consider the secret plan...');
+    expect(JSON.stringify(fake.requestsFor('reasoner/synth')[0]!.body)).not.toContain('secret plan');
+  });
+
+  it('reports cost per model and in total in the run record', async () => {
+    harness = await startHarness(fake, scriptModels('costs'));
+    const { data } = await call({ prompt: 'q' });
+    const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    expect(record.candidates[0].usage).toMatchObject({ cost: 0.0015, total_tokens: 150 });
+    expect(record.synthesis.usage).toMatchObject({ cost: 0.0015 });
+    expect(record.totals).toMatchObject({ cost: 0.006, total_tokens: 600 });
+  });
+
   it('sends the per-call overrides upstream instead of the configured defaults', async () => {
     harness = await startHarness(fake);
     fake.on('override/x', { answer: 'x' });

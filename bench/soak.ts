@@ -1,0 +1,126 @@
+/**
+ * Soak: many calls in a row on one server process, with mixed upstream faults (5xx, resets,
+ * malformed bodies, mid-stream errors, hangs cut by the silence limit). Nothing may grow
+ * without bound (RSS, open file descriptors) and nothing may be lost: every call returns,
+ * every answered model's answer is on disk, every run.json agrees with the result.
+ */
+import { readFile, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Behaviour } from '../test/support/fake-openrouter.js';
+import { connect, installedBin, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+
+const BEHAVIOURS: Record<string, Behaviour> = {
+  'ok/fast': { answer: 'a fast answer', delayMs: 5 },
+  'ok/slow': { answer: 'a slower answer', delayMs: 40, chunks: 8 },
+  'ok/reasoning': { answer: 'an answer after thought', reasoning: 'thinking...', delayMs: 15 },
+  'fault/503': { status: 503, error: { code: 503, message: 'No instances available' }, headers: { 'retry-after': '0' } },
+  'fault/reset': { reset: true },
+  'fault/malformed': { sse: ['data: {"choices": [ {"delta": ', '', 'data: [DONE]', ''] },
+  'fault/midstream': {
+    sse: [
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'half' } }] })}`,
+      '',
+      `data: ${JSON.stringify({ error: { code: 502, message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}`,
+      '',
+    ],
+  },
+  'fault/hang': { hang: true },
+};
+const OK = ['ok/fast', 'ok/slow', 'ok/reasoning'];
+const FAULTS = Object.keys(BEHAVIOURS).filter((model) => model.startsWith('fault/'));
+
+/** A small seeded generator, so every soak run asks the same sequence. */
+function seeded(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+async function processStats(pid: number) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+  return { rssMiB: round(rssKiB / 1024), openFds: (await readdir(`/proc/${pid}/fd`)).length };
+}
+
+export interface SoakFigures {
+  calls: number;
+  seconds: number;
+  returned: number;
+  lost: number;
+  statuses: Record<string, number>;
+  modelErrors: Record<string, number>;
+  runFoldersWritten: number;
+  answerFilesChecked: number;
+  start: { rssMiB: number; openFds: number };
+  end: { rssMiB: number; openFds: number };
+  samples: Array<{ call: number; rssMiB: number; openFds: number }>;
+}
+
+export async function runSoak(options: { calls: number; binPath: string; seed?: number }): Promise<SoakFigures> {
+  const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
+  for (const [model, behaviour] of Object.entries(BEHAVIOURS)) fake.on(model, behaviour);
+  fake.on('soak/synth', { answer: 'merged', delayMs: 5 });
+  const outputDir = await tempOutputDir();
+  const env = serverEnv(fake, outputDir, {
+    PARALLEL_LLM_SYNTHESIZER_MODEL: 'soak/synth',
+    PARALLEL_LLM_TIMEOUT_MS: '2000',
+    PARALLEL_LLM_IDLE_TIMEOUT_MS: '150',
+    PARALLEL_LLM_MAX_RETRIES: '1',
+    PARALLEL_LLM_BUDGET_MS: '20000',
+    PARALLEL_LLM_LOG_LEVEL: 'error',
+  });
+  const session = await connect(options.binPath, env);
+  const pid = session.pid!;
+  const random = seeded(options.seed ?? 7);
+  const pickModels = () =>
+    Array.from({ length: 5 }, () => (random() < 0.7 ? OK[Math.floor(random() * OK.length)]! : FAULTS[Math.floor(random() * FAULTS.length)]!));
+
+  const statuses: Record<string, number> = {};
+  const modelErrors: Record<string, number> = {};
+  const samples: SoakFigures['samples'] = [];
+  let returned = 0;
+  let answerFilesChecked = 0;
+  const lost: string[] = [];
+  const warmup = Math.min(20, Math.floor(options.calls / 10));
+  let start = await processStats(pid);
+  const started = Date.now();
+  for (let call = 0; call < options.calls; call++) {
+    if (call === warmup) start = await processStats(pid);
+    if (call % Math.max(1, Math.floor(options.calls / 8)) === 0) samples.push({ call, ...(await processStats(pid)) });
+    const models = pickModels();
+    const result = await session.client.callTool({ name: 'process_prompt', arguments: { prompt: `soak ${call}`, models } });
+    const data = result.structuredContent as { status: string; run_folder: string; models: Array<{ status: string; file?: string; error?: { kind: string } }> };
+    returned++;
+    statuses[data.status] = (statuses[data.status] ?? 0) + 1;
+    const anyOk = models.some((model) => model.startsWith('ok/'));
+    if ((data.status === 'failed') === anyOk) lost.push(`call ${call}: status ${data.status} with models ${models.join(',')}`);
+    const record = JSON.parse(await readFile(path.join(data.run_folder, 'run.json'), 'utf8')) as { status: string; candidates: Array<{ status: string }> };
+    if (record.status !== data.status) lost.push(`call ${call}: run.json says ${record.status}, the result ${data.status}`);
+    for (const model of data.models) {
+      if (model.error) modelErrors[model.error.kind] = (modelErrors[model.error.kind] ?? 0) + 1;
+      if (model.status === 'answered') {
+        await readFile(model.file!, 'utf8');
+        answerFilesChecked++;
+      }
+    }
+  }
+  const seconds = round((Date.now() - started) / 1000);
+  const end = await processStats(pid);
+  samples.push({ call: options.calls, ...end });
+  const runFoldersWritten = (await readdir(outputDir)).filter((name) => !name.startsWith('.')).length;
+  await session.close();
+  await fake.close();
+  await rm(outputDir, { recursive: true, force: true });
+  if (lost.length > 0) throw new Error(`lost or inconsistent results:\n${lost.slice(0, 10).join('\n')}`);
+  return { calls: options.calls, seconds, returned, lost: lost.length, statuses, modelErrors, runFoldersWritten, answerFilesChecked, start, end, samples };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { binPath, cleanup } = await installedBin();
+  const figures = await runSoak({ calls: Number(process.env.BENCH_CALLS ?? 2000), binPath });
+  await cleanup();
+  await report('soak', { ...figures });
+}
