@@ -10,7 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { StructuredResult } from '../src/tool.js';
-import { VALID_KEY, type FakeOpenRouter } from '../test/support/fake-openrouter.js';
+import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
+import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
 import { packAndInstall, projectRoot } from '../test/support/install.js';
 
 export { startFakeOpenRouter } from '../test/support/fake-openrouter.js';
@@ -28,17 +29,9 @@ export async function tempOutputDir(): Promise<string> {
   return dir;
 }
 
-export function serverEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    OPENROUTER_API_KEY: VALID_KEY,
-    OPENROUTER_BASE_URL: fake.url,
-    PARALLEL_LLM_OUTPUT_DIR: outputDir,
-    PARALLEL_LLM_LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
+/** The server's environment for a bench: quiet logs unless the bench says otherwise. */
+export const serverEnv = (fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}) =>
+  sharedServerEnv(fake, outputDir, { PARALLEL_LLM_LOG_LEVEL: 'warn', ...extra });
 
 export interface Session {
   client: Client;

@@ -4,23 +4,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inject } from 'vitest';
 import type { StructuredResult } from '../../src/tool.js';
-import { VALID_KEY, type FakeOpenRouter } from '../support/fake-openrouter.js';
+import type { FakeOpenRouter } from '../support/fake-openrouter.js';
+import { serverEnv } from '../support/server-env.js';
 
 export const binPath = () => inject('binPath');
 
-/** The environment a user's MCP client config would give the server, pointed at the fake. */
+/** The server's environment for the e2e suite: three candidates and a synthesizer on the fake. */
 export function userEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    OPENROUTER_API_KEY: VALID_KEY,
-    OPENROUTER_BASE_URL: fake.url,
-    PARALLEL_LLM_OUTPUT_DIR: outputDir,
+  return serverEnv(fake, outputDir, {
     PARALLEL_LLM_MODELS: 'e2e/one,e2e/two,e2e/three',
     PARALLEL_LLM_SYNTHESIZER_MODEL: 'e2e/synth',
     PARALLEL_LLM_BUDGET_MS: '20000',
     ...extra,
-  };
+  });
 }
 
 export interface Session {
