@@ -1,11 +1,13 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * A real HTTP server on 127.0.0.1 that speaks OpenRouter's dialect: streamed answers
- * with keep-alive comments and a final usage chunk, JSON errors, errors inside 200
- * bodies and mid-stream, Retry-After, resets and hangs. Each model is scripted; a model
- * with several behaviours uses them in order, one per request, and repeats the last.
+ * A real HTTP server on 127.0.0.1 (or `host`; HTTPS when `tls` is given) that speaks
+ * OpenRouter's dialect: streamed answers with keep-alive comments and a final usage
+ * chunk, JSON errors, errors inside 200 bodies and mid-stream, Retry-After, resets and
+ * hangs. Each model is scripted; a model with several behaviours uses them in order, one
+ * per request, and repeats the last.
  */
 export type Behaviour =
   | {
@@ -36,11 +38,13 @@ export interface RecordedRequest {
 }
 
 export interface FakeOpenRouter {
-  /** The base URL to give the client: http://127.0.0.1:PORT/api/v1 */
+  /** The base URL to give the client: http://127.0.0.1:PORT/api/v1 (https:// with `tls`). */
   url: string;
   requests: RecordedRequest[];
   /** TCP connections accepted since start. */
   connections: number;
+  /** TLS handshakes completed since start ('secureConnection' events); always 0 without `tls`. */
+  tlsHandshakes: number;
   /** Chat requests whose client went away before the response ended. */
   aborted: number;
   /** Chat requests in progress right now, and the most ever at once. */
@@ -55,7 +59,16 @@ export interface FakeOpenRouter {
 
 export const VALID_KEY = 'sk-or-v1-test-key-0123456789';
 
-export async function startFakeOpenRouter(options: { keepAliveCommentMs?: number; models?: string[] } = {}): Promise<FakeOpenRouter> {
+export interface FakeOptions {
+  keepAliveCommentMs?: number;
+  models?: string[];
+  /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
+  tls?: { key: string; cert: string };
+  /** The address to listen on; 127.0.0.1 unless given. */
+  host?: string;
+}
+
+export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<FakeOpenRouter> {
   const scripts = new Map<string, Behaviour[]>();
   let fallback: Behaviour = { answer: 'default answer' };
   const sockets = new Set<Socket>();
@@ -65,6 +78,7 @@ export async function startFakeOpenRouter(options: { keepAliveCommentMs?: number
     url: '',
     requests: [],
     connections: 0,
+    tlsHandshakes: 0,
     aborted: 0,
     inFlight: 0,
     maxInFlight: 0,
@@ -90,7 +104,7 @@ export async function startFakeOpenRouter(options: { keepAliveCommentMs?: number
     return script.length > 1 ? script.shift()! : script[0]!;
   };
 
-  const server = http.createServer((req, res) => {
+  const handle: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -118,14 +132,19 @@ export async function startFakeOpenRouter(options: { keepAliveCommentMs?: number
       });
       void play(next(model), model, body, res, keepAliveMs);
     });
-  });
+  };
+  const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handle) : http.createServer(handle);
+  // Over TLS, 'connection' still reports each TCP connection; 'secureConnection' each handshake.
+  server.on('secureConnection', () => fake.tlsHandshakes++);
   server.on('connection', (socket) => {
     fake.connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  fake.url = `${options.tls ? 'https' : 'http'}://${shownHost}:${(server.address() as AddressInfo).port}/api/v1`;
   return fake;
 }
 
