@@ -31,7 +31,25 @@ export function budgetForClient(clientName: string | undefined): { budgetMs: num
   return { budgetMs: FALLBACK_BUDGET_MS, source: clientName ? `unknown client "${clientName}"` : 'no client name' };
 }
 
-/** The share of the budget kept for synthesis: the fan-out ends when only this is left. */
-export function synthesisReserveMs(budgetMs: number): number {
-  return Math.round(budgetMs * 0.4);
+/**
+ * How much of a call's budget to keep for synthesis: the fan-out ends when only this is
+ * left. Until a synthesizer has been seen, 40% of the budget; then what it has taken in
+ * this process, with a margin, so a slow synthesizer gets the time it really needs. The
+ * reserve stays between a quarter and four fifths of the budget, so neither phase starves.
+ */
+export class SynthesisReserve {
+  private readonly learnedMs = new Map<string, number>();
+
+  reserveMs(model: string, budgetMs: number): number {
+    const learned = this.learnedMs.get(model);
+    const wanted = learned === undefined ? budgetMs * 0.4 : learned * 1.25;
+    return Math.round(Math.min(budgetMs * 0.8, Math.max(budgetMs * 0.25, wanted)));
+  }
+
+  /** After a synthesis: how long it took, or, when it ran out of time, at least how long it needs. */
+  record(model: string, ms: number, finished: boolean): void {
+    const needed = finished ? ms : ms * 1.5;
+    const previous = this.learnedMs.get(model);
+    this.learnedMs.set(model, previous === undefined ? needed : (previous + needed) / 2);
+  }
 }

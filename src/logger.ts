@@ -6,22 +6,25 @@ const REDACT = ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'heade
 
 /**
  * pino JSON to stderr (fd 2), and to `file` as well when given. Never stdout: in server
- * mode stdout carries JSON-RPC and nothing else.
+ * mode stdout carries JSON-RPC and nothing else. `stderrLevel` lets the terminal commands
+ * keep their own output readable while the file still gets everything.
  */
-export function createLogger(options: { level: LogLevel; file?: string | undefined }): Logger {
-  // Streams take no "silent"; the logger's own level already filters everything out then.
-  const level = options.level === 'silent' ? 'fatal' : options.level;
-  const streams: pino.StreamEntry[] = [{ level, stream: pino.destination({ dest: 2, sync: true }) }];
-  if (options.file) {
-    streams.push({ level, stream: pino.destination({ dest: options.file, mkdir: true, sync: true }) });
+export function createLogger(options: { level: LogLevel; file?: string | undefined; stderrLevel?: LogLevel }): Logger {
+  const streams: pino.StreamEntry[] = [];
+  const stderrLevel = options.stderrLevel ?? options.level;
+  if (stderrLevel !== 'silent') streams.push({ level: stderrLevel, stream: pino.destination({ dest: 2, sync: true }) });
+  if (options.file && options.level !== 'silent') {
+    streams.push({ level: options.level, stream: pino.destination({ dest: options.file, mkdir: true, sync: true }) });
   }
   return pino(
     {
       name: 'parallel-llm-mcp',
-      level: options.level,
+      level: streams.length === 0 ? 'silent' : lowest(streams.map((stream) => stream.level as pino.Level)),
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     pino.multistream(streams),
   );
 }
+
+const lowest = (levels: pino.Level[]) => levels.reduce((a, b) => (pino.levels.values[a]! <= pino.levels.values[b]! ? a : b));

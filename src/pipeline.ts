@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { adviceFor, type UpstreamError, type UpstreamErrorData } from './errors.js';
 import { asUpstreamError, fanOut, type Settled } from './fanout.js';
@@ -51,7 +52,7 @@ export interface CandidateReport {
   usage?: TokenUsage;
   error?: ModelError;
   file?: string;
-  /** Answered after the result was returned; saved to the run folder when it arrived. */
+  /** Finished after the fan-out ended, so it was left out of synthesis; saved when it arrived. */
   late?: boolean;
 }
 
@@ -113,60 +114,75 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   const candidates: CandidateReport[] = request.models.map((model, i) => ({ index: i + 1, model, status: 'cut_off' }));
   const answers = new Map<number, CandidateAnswer>();
   const record = new RunRecord(folder, request, started, warnings, log);
-  let returned = false;
+  let fanOutOver = false;
   let settledCount = 0;
 
   log.info({ phase: 'fan-out', models: request.models, budgetMs: request.budgetMs }, 'asking candidates');
   record.save(candidates, undefined, 'running');
 
+  const saves = new Map<number, Promise<void>>();
   const onSettled = (settled: Settled<Completion>) => {
     settledCount++;
-    const report = candidateReport(settled, folder, returned);
+    const report = candidateReport(settled, fanOutOver);
     candidates[settled.index] = report;
     if (settled.result.ok) {
-      answers.set(settled.index, { model: settled.model, content: settled.result.value.content, file: report.file });
+      const file = folder ? path.join(folder.dir, candidateFile(settled, '.md')) : undefined;
+      answers.set(settled.index, { model: settled.model, content: settled.result.value.content, file });
     }
+    // The file is named in the result only once it is really on disk.
+    const saving = saveCandidate(folder, settled, warnings, log).then((file) => {
+      if (file) report.file = file;
+    });
+    saves.set(settled.index, saving);
     logOutcome(log, report, settled);
-    if (!returned) hooks.onEvent?.({ type: 'candidate', candidate: report, settled: settledCount, total: request.models.length });
+    hooks.onEvent?.({ type: 'candidate', candidate: report, settled: settledCount, total: request.models.length });
   };
   const pending = fanOut(request.models, (model, signal) => deps.client.complete(chatFor(request, model), { signal }), {
     limiter: deps.limiter,
     signal: hooks.signal,
     onSettled,
   });
-  const saved = pending.map((outcome) => outcome.then((settled) => saveCandidate(folder, settled, warnings, log)));
 
   await waitAtMost(Promise.all(pending), deadline - request.synthesisReserveMs - Date.now());
+  fanOutOver = true;
+  // What synthesis gets is what the result reports; models that answer later are late answers.
+  const usedInSynthesis = [...saves.keys()];
+  const savedBeforeCutOff = [...saves.values()];
   const arrived = [...answers.entries()].sort(([a], [b]) => a - b).map(([, answer]) => answer);
-  const cutOff = candidates.filter((candidate) => candidate.status === 'cut_off');
+  const cutOff = candidates.filter((_, index) => !usedInSynthesis.includes(index));
   if (cutOff.length > 0) {
     log.warn({ phase: 'budget', cutOff: cutOff.map((c) => c.model) }, 'budget reached: synthesizing without the slowest models');
   }
 
   const synthesis = await synthesize(deps, request, arrived, { deadline, folder, warnings, hooks });
-  const status = runStatus(hooks.signal, arrived.length, cutOff.length + countFailed(candidates), synthesis);
+  await Promise.all(savedBeforeCutOff);
+  const reported = candidates.map((candidate, index) =>
+    usedInSynthesis.includes(index) ? { ...candidate } : { index: candidate.index, model: candidate.model, status: 'cut_off' as const },
+  );
+  const status = runStatus(hooks.signal, arrived.length, cutOff.length + countFailed(reported), synthesis);
   const report: RunReport = {
     status,
     answer: synthesis.content,
     answers: arrived,
     runDir: folder?.dir,
-    candidates: candidates.map((candidate) => ({ ...candidate })),
+    candidates: reported,
     synthesis: synthesis.report,
-    totals: sumUsage([...candidates.map((c) => c.usage), synthesis.report.usage]),
+    totals: sumUsage([...reported.map((c) => c.usage), synthesis.report.usage]),
     warnings,
     budgetMs: request.budgetMs,
     elapsedMs: Date.now() - started,
     lateAnswers: Promise.resolve(),
   };
-  await record.save(report.candidates, report, status);
-  returned = true;
+  await record.save(candidates, report, status);
   log.info(
     { phase: 'done', status, ms: report.elapsedMs, answered: arrived.length, cutOff: cutOff.length, cost: report.totals.cost },
     'run finished',
   );
-  report.lateAnswers = Promise.all(saved).then(async () => {
-    if (cutOff.length > 0) await record.save(candidates, report, status);
-  });
+  report.lateAnswers = Promise.all(pending)
+    .then(() => Promise.all(saves.values()))
+    .then(async () => {
+      if (cutOff.length > 0) await record.save(candidates, report, status);
+    });
   return report;
 }
 
@@ -189,7 +205,7 @@ async function openFolder(store: RunStore | undefined, warnings: string[], log: 
 const candidateFile = (settled: { index: number; model: string }, suffix: string) =>
   `candidate-${settled.index + 1}_${fileSafe(settled.model)}${suffix}`;
 
-function candidateReport(settled: Settled<Completion>, folder: RunFolder | undefined, late: boolean): CandidateReport {
+function candidateReport(settled: Settled<Completion>, late: boolean): CandidateReport {
   const base = { index: settled.index + 1, model: settled.model, ms: settled.ms, ...(late ? { late: true } : {}) };
   if (!settled.result.ok) return { ...base, status: 'failed', error: modelError(settled.result.error) };
   const completion = settled.result.value;
@@ -199,7 +215,6 @@ function candidateReport(settled: Settled<Completion>, folder: RunFolder | undef
     attempts: completion.attempts,
     ...(completion.truncated ? { truncated: true } : {}),
     ...(completion.usage ? { usage: completion.usage } : {}),
-    ...(folder ? { file: `${folder.dir}/${candidateFile(settled, '.md')}` } : {}),
   };
 }
 
@@ -209,15 +224,16 @@ function modelError(error: UpstreamError): ModelError {
   return advice ? { ...data, advice } : data;
 }
 
-/** Saves a candidate's answer (and any reasoning) as soon as it arrives. */
+/** Saves a candidate's answer (and any reasoning) as soon as it arrives; returns the answer's path once written. */
 async function saveCandidate(folder: RunFolder | undefined, settled: Settled<Completion>, warnings: string[], log: Logger) {
-  if (!folder) return;
+  if (!folder) return undefined;
   const { result } = settled;
   const reasoning = result.ok ? result.value.reasoning : result.error.reasoning;
-  const files: Array<[string, string]> = [];
-  if (result.ok) files.push([candidateFile(settled, '.md'), result.value.content]);
-  if (reasoning) files.push([candidateFile(settled, '.reasoning.md'), reasoning]);
-  await Promise.all(files.map(([name, content]) => writeOrWarn(folder, name, content, warnings, log)));
+  const [answerFile] = await Promise.all([
+    result.ok ? writeOrWarn(folder, candidateFile(settled, '.md'), result.value.content, warnings, log) : undefined,
+    reasoning ? writeOrWarn(folder, candidateFile(settled, '.reasoning.md'), reasoning, warnings, log) : undefined,
+  ]);
+  return answerFile;
 }
 
 async function writeOrWarn(folder: RunFolder, name: string, content: string, warnings: string[], log: Logger) {

@@ -82,7 +82,7 @@ export function resultFooter(report: RunReport): string {
     `Models: ${answered.length} of ${report.candidates.length} answered${answered.length ? ` (${answered.map(timing).join(', ')})` : ''}.`,
   ];
   if (failed.length && report.status !== 'failed') {
-    lines.push(`Failed: ${failed.map((c) => `${c.model}: ${describeError(c.error!)}`).join('; ')}.`);
+    lines.push(`Failed: ${failed.map((c) => `${c.model}: ${describeError(c.error!)}`).join('; ')}`);
   }
   if (late.length) {
     const where = report.runDir ? `their answers will be saved in ${report.runDir} when they arrive` : 'saving is off, so their answers will not be kept';

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -83,7 +83,15 @@ async function sweepStale(dir: string, now: number): Promise<void> {
   }
 }
 
-/** A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. */
+/** File systems refuse names over 255 bytes; a model id can be longer. */
+const MAX_ID_CHARS = 100;
+
+/**
+ * A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. A very long id is
+ * cut, with a hash of the whole id so that two long ids never share a name.
+ */
 export function fileSafe(modelId: string): string {
-  return modelId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const safe = modelId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  if (safe.length <= MAX_ID_CHARS) return safe;
+  return `${safe.slice(0, MAX_ID_CHARS)}~${createHash('sha256').update(modelId).digest('hex').slice(0, 8)}`;
 }

@@ -1,7 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { budgetForClient, synthesisReserveMs } from './budget.js';
+import { SynthesisReserve, budgetForClient } from './budget.js';
 import type { Config } from './config.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { runPrompt, type ChatCompleter, type RunReport } from './pipeline.js';
@@ -37,6 +38,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
   const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
   const shutdown = new AbortController();
   const late = new Set<Promise<void>>();
+  const reserve = new SynthesisReserve();
   const server = new McpServer({ name: SERVER_NAME, version: deps.version }, { instructions: SERVER_INSTRUCTIONS });
 
   server.registerTool(
@@ -51,6 +53,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
     async (args, extra): Promise<CallToolResult> => {
       const budget = config.budgetMs === undefined ? budgetForClient(server.server.getClientVersion()?.name) : { budgetMs: config.budgetMs, source: 'PARALLEL_LLM_BUDGET_MS' };
       const models = args.models ?? config.models;
+      const synthesizerModel = args.synthesizer_model ?? config.synthesizerModel;
       // The call's own signal: cancelled by the client while the call runs, never after,
       // so that cut-off candidates run on once the result is sent.
       const call = new AbortController();
@@ -66,14 +69,15 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
           {
             prompt: args.prompt,
             models,
-            synthesizerModel: args.synthesizer_model ?? config.synthesizerModel,
+            synthesizerModel,
             temperature: args.temperature ?? config.temperature,
             maxTokens: args.max_tokens ?? config.maxTokens,
             budgetMs: budget.budgetMs,
-            synthesisReserveMs: synthesisReserveMs(budget.budgetMs),
+            synthesisReserveMs: reserve.reserveMs(synthesizerModel, budget.budgetMs),
           },
-          { signal: AbortSignal.any([call.signal, shutdown.signal]), onEvent: (event) => progress?.onEvent(event) },
+          { signal: callSignal(call.signal, shutdown.signal), onEvent: (event) => progress?.onEvent(event) },
         );
+        learnSynthesisTime(reserve, report);
         track(late, report.lateAnswers);
         return toolResult(report, config.synthesisMaxChars);
       } finally {
@@ -91,6 +95,20 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
     },
     cleanup: () => shutdown.abort(),
   };
+}
+
+/** Aborts on the client's cancel or on shutdown. Each queued model listens to it, so no listener cap. */
+function callSignal(cancel: AbortSignal, shutdown: AbortSignal): AbortSignal {
+  const signal = AbortSignal.any([cancel, shutdown]);
+  setMaxListeners(0, signal);
+  return signal;
+}
+
+function learnSynthesisTime(reserve: SynthesisReserve, report: RunReport): void {
+  const { synthesis } = report;
+  if (synthesis.ms === undefined) return;
+  if (synthesis.status === 'answered') reserve.record(synthesis.model, synthesis.ms, true);
+  else if (synthesis.error?.kind === 'timeout') reserve.record(synthesis.model, synthesis.ms, false);
 }
 
 function toolResult(report: RunReport, maxChars: number): CallToolResult {

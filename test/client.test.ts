@@ -110,6 +110,12 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     expect(error.message).toBe('Provider returned error (Google AI Studio: quota exhausted for today)');
   });
 
+  it('never passes a blank upstream message on as the error message', async () => {
+    client = testClient(fake.url);
+    fake.on('m/blank-message', { status: 400, error: { code: 400, message: '   ' } });
+    expect((await failure('m/blank-message')).message).toBe('the upstream reported an error without a message');
+  });
+
   it('does not retry when OpenRouter says the failure is not retryable', async () => {
     client = testClient(fake.url);
     fake.on('m/not-retryable', { status: 503, error: { code: 503, message: 'No endpoints found', availability: { retryable: false } } });

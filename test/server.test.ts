@@ -108,7 +108,8 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.status).toBe('partial');
     expect(data!.models[1]).toMatchObject({ status: 'failed', error: { kind: 'http', status: 402, message: 'Insufficient credits' } });
     expect(data!.models[1]!.error!.advice).toMatch(/credits/);
-    expect(text).toContain('Failed: partial/two: http 402: Insufficient credits.');
+    expect(text).toContain('Failed: partial/two: http 402: Insufficient credits. Add credits');
+    expect(text).not.toMatch(/\.\.$/m);
     expect(text).toContain('Models: 2 of 3 answered');
   });
 
@@ -201,6 +202,15 @@ describe('process_prompt through the MCP client', () => {
     expect(text).toContain('Warning: could not create a run folder');
   });
 
+  it('saves every answered candidate to the file its result names, however long the model id', async () => {
+    harness = await startHarness(fake);
+    const longIds = [`vendor/${'m'.repeat(300)}-a`, `vendor/${'m'.repeat(300)}-b`];
+    longIds.forEach((id, i) => fake.on(id, { answer: `long id answer ${i}` }));
+    const { data } = await call({ prompt: 'q', models: longIds });
+    expect(data!.warnings).toEqual([]);
+    for (const [i, model] of data!.models.entries()) expect(await readFile(model.file!, 'utf8')).toBe(`long id answer ${i}`);
+  });
+
   it('writes nothing when saving is turned off', async () => {
     harness = await startHarness(fake, { ...scriptModels('nosave'), PARALLEL_LLM_SAVE_OUTPUTS: 'false' });
     const { data } = await call({ prompt: 'q' });
@@ -212,13 +222,14 @@ describe('process_prompt through the MCP client', () => {
     harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'cancel/one,cancel/two,cancel/three' });
     fake.otherwise({ answer: 'slow', delayMs: 5000 });
     const abortedBefore = fake.aborted;
+    const synthesesBefore = fake.requestsFor('s/synth').length;
     const controller = new AbortController();
     const pending = call({ prompt: 'q' }, { signal: controller.signal });
     await waitFor(() => fake.requestsFor('cancel/three').length === 1);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(() => fake.aborted === abortedBefore + 3);
-    expect(fake.requestsFor('s/synth').length).toBe(0);
+    expect(fake.requestsFor('s/synth').length).toBe(synthesesBefore);
   });
 
   it('never runs more upstream requests at once than the concurrency limit', async () => {
@@ -313,6 +324,31 @@ describe('progress and the time budget', () => {
     expect(await readFile(lateFile, 'utf8')).toBe('the late answer');
     const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
     expect(record.candidates[2]).toMatchObject({ status: 'answered', late: true });
+  });
+
+  it('reports a model that answers during synthesis as cut off, since synthesis never saw it, and records it as late', async () => {
+    harness = await startHarness(fake, { ...scriptModels('mid'), PARALLEL_LLM_BUDGET_MS: '2000' });
+    fake.on('mid/three', { answer: 'arrives during synthesis', delayMs: 1400 });
+    fake.on('mid/synth', { answer: 'merged without three', delayMs: 500 });
+    const { text, data } = await call({ prompt: 'q' });
+    expect(JSON.stringify(fake.requestsFor('mid/synth').at(-1)!.body)).not.toContain('arrives during synthesis');
+    expect(data!.models[2]).toMatchObject({ status: 'cut_off' });
+    expect(data!.cut_off_models).toEqual(['mid/three']);
+    expect(text).toContain('Models: 2 of 3 answered');
+    await harness.app.lateAnswers();
+    const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    expect(record.candidates[2]).toMatchObject({ status: 'answered', late: true });
+  });
+
+  it('learns the synthesizer’s time and keeps enough of the budget for it on the next call', async () => {
+    harness = await startHarness(fake, { ...scriptModels('learn'), PARALLEL_LLM_BUDGET_MS: '3000' });
+    fake.on('learn/three', { answer: 'slowish', delayMs: 1500 });
+    fake.on('learn/synth', { answer: 'merged', delayMs: 1200 });
+    const first = await call({ prompt: 'q' });
+    expect(first.data!.models[2]!.status).toBe('answered');
+    const second = await call({ prompt: 'q' });
+    expect(second.data!.models[2]!.status).toBe('cut_off');
+    expect(second.data!.status).toBe('partial');
   });
 
   it('returns the answers that arrived when synthesis cannot finish within the budget', async () => {

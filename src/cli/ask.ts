@@ -1,5 +1,5 @@
 import { text } from 'node:stream/consumers';
-import { synthesisReserveMs } from '../budget.js';
+import { SynthesisReserve } from '../budget.js';
 import type { Config } from '../config.js';
 import { createLimiter } from '../limiter.js';
 import { createLogger } from '../logger.js';
@@ -20,8 +20,9 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
     process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
   }
-  // Info-level JSON would bury the live progress; ask for it with PARALLEL_LLM_LOG_LEVEL.
-  const logger = createLogger({ level: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'warn', file: config.logFile });
+  // The board already shows every outcome; JSON on stderr would break it. Ask for it with
+  // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
+  const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const client = OpenRouterClient.fromConfig(config, logger);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
@@ -45,7 +46,7 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
         temperature: config.temperature,
         maxTokens: config.maxTokens,
         budgetMs,
-        synthesisReserveMs: synthesisReserveMs(budgetMs),
+        synthesisReserveMs: new SynthesisReserve().reserveMs(config.synthesizerModel, budgetMs),
       },
       { signal: controller.signal, onEvent: (event) => board.onEvent(event) },
     );

@@ -11,7 +11,19 @@ export interface Board {
 }
 
 export function createBoard(models: string[], synthesizer: string, out: NodeJS.WriteStream): Board {
-  return out.isTTY ? new LiveBoard(models, synthesizer, out) : new PlainBoard(out);
+  const board = out.isTTY ? new LiveBoard(models, synthesizer, out) : new PlainBoard(out);
+  // Once stopped, the lines below the board belong to the answer and the footer.
+  let stopped = false;
+  return {
+    onEvent: (event) => {
+      if (!stopped) board.onEvent(event);
+    },
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      board.stop();
+    },
+  };
 }
 
 class PlainBoard implements Board {

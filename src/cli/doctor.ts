@@ -70,11 +70,28 @@ async function checkModels(client: OpenRouterClient, config: Config): Promise<Ch
   });
 }
 
-/** Ids from the same vendor or with the same name after the slash, a few at most. */
-function similar(model: string, known: Set<string>): string[] {
-  const [vendor, name = ''] = model.split('/');
-  const stem = name.split(/[-:.]/)[0] ?? '';
-  return [...known].filter((id) => id.startsWith(`${vendor}/${stem}`) || (name && id.endsWith(`/${name}`))).slice(0, 3);
+/** The known ids closest to a mistyped one, by edit distance, a few at most. */
+export function similar(model: string, known: Set<string>): string[] {
+  const tolerance = Math.max(2, Math.round(model.length * 0.2));
+  return [...known]
+    .map((id) => ({ id, distance: editDistance(model, id) }))
+    .filter(({ distance }) => distance <= tolerance)
+    .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
+    .slice(0, 3)
+    .map(({ id }) => id);
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 async function checkOutputFolder(config: Config): Promise<Check> {

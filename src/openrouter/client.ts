@@ -73,6 +73,12 @@ const ATTRIBUTION = {
 
 type AbortCause = 'timeout' | 'idle' | 'cancelled';
 
+/** When a call must be over, and the limit it was given (for the message). */
+interface Deadline {
+  at: number;
+  limitMs: number;
+}
+
 /** The answer as it builds up, from one JSON body or many stream chunks. */
 interface Draft {
   content: string;
@@ -123,7 +129,8 @@ export class OpenRouterClient {
 
   /** One chat completion, streamed, retried where that is safe. Throws UpstreamError. */
   async complete(chat: ChatRequest, options: CallOptions = {}): Promise<Completion> {
-    const deadline = Date.now() + (options.timeoutMs ?? this.options.timeoutMs);
+    const limitMs = options.timeoutMs ?? this.options.timeoutMs;
+    const deadline = { at: Date.now() + limitMs, limitMs };
     const log = this.options.logger.child({ model: chat.model });
     let retryOf: string | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -139,7 +146,7 @@ export class OpenRouterClient {
           error,
           attempt,
           contentStarted: state.contentStarted,
-          msLeft: deadline - Date.now(),
+          msLeft: deadline.at - Date.now(),
           policy: this.retry,
         });
         if (delay === undefined) throw error;
@@ -174,7 +181,7 @@ export class OpenRouterClient {
 
   private async attempt(
     chat: ChatRequest,
-    deadline: number,
+    deadline: Deadline,
     state: { contentStarted: boolean },
     signal: AbortSignal | undefined,
   ): Promise<Draft> {
@@ -205,7 +212,8 @@ export class OpenRouterClient {
   }
 
   private async getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
-    const deadline = Date.now() + Math.min(this.options.timeoutMs, 30_000);
+    const limitMs = Math.min(this.options.timeoutMs, 30_000);
+    const deadline = { at: Date.now() + limitMs, limitMs };
     const { agent, request } = await this.pool();
     return this.withLimits(deadline, signal, async (abortSignal) => {
       const response = await request(`${this.baseUrl}${path}`, {
@@ -230,7 +238,7 @@ export class OpenRouterClient {
    * network failure, classified by undici's error code.
    */
   private async withLimits<T>(
-    deadline: number,
+    deadline: Deadline,
     signal: AbortSignal | undefined,
     exchange: (signal: AbortSignal, heardFrom: () => void) => Promise<T>,
   ): Promise<T> {
@@ -241,8 +249,7 @@ export class OpenRouterClient {
       controller.abort();
     };
     const onCancel = () => abort('cancelled');
-    const limitMs = deadline - Date.now();
-    const deadlineTimer = setTimeout(() => abort('timeout'), Math.max(0, limitMs));
+    const deadlineTimer = setTimeout(() => abort('timeout'), Math.max(0, deadline.at - Date.now()));
     const idleTimer = setTimeout(() => abort('idle'), this.options.idleTimeoutMs);
     signal?.addEventListener('abort', onCancel, { once: true });
     if (signal?.aborted) onCancel();
@@ -250,7 +257,7 @@ export class OpenRouterClient {
       return await exchange(controller.signal, () => idleTimer.refresh());
     } catch (caught) {
       if (cause === 'cancelled') throw cancelledError();
-      if (cause === 'timeout') throw new UpstreamError({ kind: 'timeout', message: `no complete answer within the ${limitMs} ms limit` });
+      if (cause === 'timeout') throw new UpstreamError({ kind: 'timeout', message: `no complete answer within the ${deadline.limitMs} ms limit` });
       if (cause === 'idle') throw new UpstreamError({ kind: 'timeout', message: `the stream was silent for ${this.options.idleTimeoutMs} ms` });
       if (caught instanceof UpstreamError) throw caught;
       throw networkError(caught, this.baseUrl);
@@ -390,7 +397,7 @@ function errorFromObject(error: ErrorObject, response: { status?: number; retryA
   const metadata = error.metadata ?? undefined;
   const status = response.status ?? (typeof error.code === 'number' ? error.code : (error.http_status ?? undefined));
   const init = {
-    message: withProviderDetail(error.message || 'the upstream reported an error without a message', metadata),
+    message: withProviderDetail(error.message?.trim() ? error.message : 'the upstream reported an error without a message', metadata),
     metadata,
     code: error.code == null ? undefined : String(error.code),
     retryAfterMs: response.retryAfterMs ?? hintedRetryAfterMs(error),

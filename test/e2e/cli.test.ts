@@ -1,0 +1,308 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../support/install.js';
+import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
+import { tempDir } from '../support/harness.js';
+import { binPath, finished, spawnBin, userEnv, type Finished } from './support.js';
+
+/** Runs the installed bin to its end; `input` is piped to stdin, which is closed either way. */
+async function run(args: string[], env: Record<string, string>, input = ''): Promise<Finished> {
+  const child = spawnBin(args, env);
+  const done = finished(child);
+  child.stdin.end(input);
+  return done;
+}
+
+const withoutKey = (env: Record<string, string>) => {
+  const copy: Record<string, string> = { ...env };
+  delete copy.OPENROUTER_API_KEY;
+  return copy;
+};
+
+const nonEmptyLines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+let fake: FakeOpenRouter;
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
+  fake.on('e2e/one', { answer: 'one says 4', delayMs: 30 });
+  fake.on('e2e/two', { answer: 'two says four', delayMs: 60 });
+  fake.on('e2e/three', { answer: 'three says 2+2=4', delayMs: 90 });
+  fake.on('e2e/synth', { answer: 'The answer is 4.' });
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+describe('ask', () => {
+  it('prints the synthesized answer alone on stdout, plain progress per model and the run folder on stderr, and exits 0', async () => {
+    const outputDir = await tempDir();
+    const result = await run(['ask', 'What is 2+2?'], userEnv(fake, outputDir));
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The answer is 4.\n');
+
+    // stderr is a pipe here, so progress is plain lines: no cursor movement, one line per event.
+    expect(result.stderr).not.toContain('\x1b');
+    const lines = nonEmptyLines(result.stderr);
+    for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) {
+      const progress = lines.filter((line) => line.includes(`✔ ${model} answered in`));
+      expect(progress, model).toHaveLength(1);
+      expect(progress[0]).toMatch(/^\[\s*\d+\.\d s\] ✔ /);
+    }
+    expect(lines.filter((line) => line.includes('… e2e/synth synthesizing 3 answers'))).toHaveLength(1);
+
+    const last = lines.at(-1)!;
+    expect(last).toMatch(/^Run folder: /);
+    const runFolder = last.slice('Run folder: '.length);
+    expect(path.dirname(runFolder)).toBe(outputDir);
+    expect(await readFile(path.join(runFolder, 'final.md'), 'utf8')).toBe('The answer is 4.');
+  });
+
+  it('reads the prompt from stdin when no prompt argument is given', async () => {
+    fake.on('e2e/stdin', { answer: 'from stdin', delayMs: 10 });
+    const prompt = 'A prompt piped on stdin,\nover two lines.';
+    const result = await run(['ask'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/stdin' }), prompt);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The answer is 4.\n');
+    const request = fake.requestsFor('e2e/stdin').at(-1)!;
+    expect(request.body.messages).toEqual([{ role: 'user', content: prompt }]);
+  });
+
+  it('exits 1 when every model is refused (401), with each model\'s error on stderr and nothing on stdout', async () => {
+    const result = await run(['ask', 'q'], userEnv(fake, await tempDir(), { OPENROUTER_API_KEY: 'sk-wrong' }));
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('No model answered.');
+    for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) {
+      expect(result.stderr).toContain(`- ${model}: http 401: User not found.`);
+    }
+    expect(result.stderr).not.toContain('sk-wrong');
+  });
+
+  it('exits 1 when every model is unavailable (503), naming each model with its own OpenRouter message', async () => {
+    const models = ['e2e/down-a', 'e2e/down-b'];
+    for (const model of models) {
+      fake.on(model, { status: 503, error: { code: 503, message: `No endpoints found for ${model}` }, headers: { 'retry-after': '0' } });
+    }
+    const env = userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_MAX_RETRIES: '0' });
+    const synthesized = fake.requestsFor('e2e/synth').length;
+    const result = await run(['ask', 'q'], env);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    for (const model of models) expect(result.stderr).toContain(`- ${model}: http 503: No endpoints found for ${model}.`);
+    expect(fake.requestsFor('e2e/synth')).toHaveLength(synthesized);
+  });
+
+  it.each([
+    ['a blank argument', ['ask', '   '], ''],
+    ['an empty stdin', ['ask'], ''],
+    ['a stdin of whitespace', ['ask'], ' \n\t\n'],
+  ])('exits 2 with a message saying how to give a prompt, and calls no model, for %s', async (_name, args, input) => {
+    const before = fake.requests.length;
+    const result = await run(args, userEnv(fake, await tempDir()), input);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('parallel-llm-mcp: give a prompt: parallel-llm-mcp ask "your question", or pipe it on stdin\n');
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe('doctor', () => {
+  const known = ['openai/gpt-5-codex', 'x-ai/grok-4-fast', 'google/gemini-2.5-pro', 'z-ai/glm-4.6'];
+  let catalogue: FakeOpenRouter;
+  const doctorEnv = async (extra: Record<string, string> = {}) =>
+    userEnv(catalogue, await tempDir(), {
+      PARALLEL_LLM_MODELS: 'openai/gpt-5-codex,x-ai/grok-4-fast,z-ai/glm-4.6',
+      PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-2.5-pro',
+      ...extra,
+    });
+
+  beforeAll(async () => {
+    catalogue = await startFakeOpenRouter({ models: known });
+  });
+  afterAll(async () => {
+    await catalogue.close();
+  });
+
+  it('exits 0 and says all checks passed when the key is valid, every model id is known and the folder is writable', async () => {
+    const result = await run(['doctor'], await doctorEnv());
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('All checks passed.');
+    expect(result.stdout).not.toContain('✘');
+    for (const model of ['openai/gpt-5-codex', 'x-ai/grok-4-fast', 'z-ai/glm-4.6', 'google/gemini-2.5-pro']) {
+      expect(result.stdout).toMatch(new RegExp(`✔ (candidate|synthesizer) model ${model.replace(/[.]/g, '\\.')} exists`));
+    }
+  });
+
+  it('asks no model anything: checking a setup costs nothing', async () => {
+    const result = await run(['doctor'], await doctorEnv());
+
+    expect(result.code).toBe(0);
+    expect(catalogue.requests).toHaveLength(0);
+  });
+
+  it('exits 1 on a refused key, naming OPENROUTER_API_KEY and how to fix it, without echoing the key', async () => {
+    const result = await run(['doctor'], await doctorEnv({ OPENROUTER_API_KEY: 'sk-wrong' }));
+
+    expect(result.code).toBe(1);
+    const line = nonEmptyLines(result.stdout).findIndex((text) => text.startsWith('✘') && text.includes('OPENROUTER_API_KEY'));
+    expect(line).toBeGreaterThanOrEqual(0);
+    expect(nonEmptyLines(result.stdout)[line + 1]).toMatch(/^\s+fix: .*https:\/\/openrouter\.ai\/keys/);
+    expect(result.stdout).toContain('1 problem(s) found.');
+    expect(result.stdout + result.stderr).not.toContain('sk-wrong');
+  });
+
+  it('exits 1 on an unknown model id in PARALLEL_LLM_MODELS, naming it and suggesting the close match', async () => {
+    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'openai/gpt-5-codx,x-ai/grok-4-fast' }));
+
+    expect(result.code).toBe(1);
+    const lines = nonEmptyLines(result.stdout);
+    const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('openai/gpt-5-codx'));
+    expect(line).toBeGreaterThanOrEqual(0);
+    expect(lines[line + 1]).toContain('PARALLEL_LLM_MODELS');
+    expect(lines[line + 1]).toContain('did you mean');
+    expect(lines[line + 1]).toContain('openai/gpt-5-codex');
+    expect(result.stdout).toContain('✔ candidate model x-ai/grok-4-fast exists');
+  });
+
+  it('points to the model list when an unknown model id has no close match', async () => {
+    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'acme/nothing-like-it' }));
+
+    expect(result.code).toBe(1);
+    const lines = nonEmptyLines(result.stdout);
+    const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('acme/nothing-like-it'));
+    expect(line).toBeGreaterThanOrEqual(0);
+    expect(lines[line + 1]).not.toContain('did you mean');
+    expect(lines[line + 1]).toContain('https://openrouter.ai/models');
+  });
+
+  it('exits 1 on an unknown synthesizer, naming PARALLEL_LLM_SYNTHESIZER_MODEL', async () => {
+    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-9-ultra' }));
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✘ synthesizer model google/gemini-9-ultra');
+    expect(result.stdout).toContain('PARALLEL_LLM_SYNTHESIZER_MODEL');
+  });
+
+  it('exits 1 when the output folder cannot be created (a path under a regular file), with a fix', async () => {
+    const file = path.join(await tempDir(), 'a-file');
+    await writeFile(file, 'not a folder');
+    const unwritable = path.join(file, 'runs');
+    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_OUTPUT_DIR: unwritable }));
+
+    expect(result.code).toBe(1);
+    const lines = nonEmptyLines(result.stdout);
+    const line = lines.findIndex((text) => text.startsWith('✘') && text.includes(unwritable));
+    expect(line).toBeGreaterThanOrEqual(0);
+    expect(lines[line + 1]).toMatch(/^\s+fix: .*PARALLEL_LLM_OUTPUT_DIR/);
+    expect(existsSync(unwritable)).toBe(false);
+  });
+
+  it('leaves no run folder behind after probing the output folder', async () => {
+    const outputDir = await tempDir();
+    const result = await run(['doctor'], { ...(await doctorEnv()), PARALLEL_LLM_OUTPUT_DIR: outputDir });
+
+    expect(result.code).toBe(0);
+    expect((await readdir(outputDir)).filter((name) => !name.startsWith('.'))).toEqual([]);
+  });
+});
+
+describe('help, version and unknown commands', () => {
+  it('lists ask and doctor under --help, on stdout, exiting 0 even without a key', async () => {
+    const result = await run(['--help'], withoutKey(userEnv(fake, await tempDir())));
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^\s+parallel-llm-mcp ask /m);
+    expect(result.stdout).toMatch(/^\s+parallel-llm-mcp doctor /m);
+  });
+
+  it("prints package.json's version under --version, exiting 0 even without a key", async () => {
+    const { version } = JSON.parse(await readFile(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+    const result = await run(['--version'], withoutKey(userEnv(fake, await tempDir())));
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+    expect(result.stderr).toBe('');
+  });
+
+  it.each([['frobnicate'], ['--frobnicate']])('exits 2 on the unknown command %s, with a message on stderr and nothing on stdout', async (command) => {
+    const result = await run([command], userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`"${command}"`);
+    expect(result.stderr).toContain('--help');
+  });
+});
+
+/** `script` (util-linux) runs the command on a pseudo-terminal, so stderr is a TTY. */
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * What a terminal shows for `output`: enough of a VT100 for the board (newline, carriage
+ * return, erase line, cursor up); no wrapping.
+ */
+function screen(output: string): string[] {
+  const rows: string[] = [''];
+  let row = 0;
+  let col = 0;
+  const pattern = /\x1b\[(\d*)([A-Za-z])|\r|\n|[^\x1b\r\n]+/g;
+  for (const match of output.matchAll(pattern)) {
+    const [token, count, command] = match;
+    if (token === '\n') {
+      row++;
+      col = 0;
+      while (rows.length <= row) rows.push('');
+    } else if (token === '\r') {
+      col = 0;
+    } else if (command === 'A') {
+      row = Math.max(0, row - Number(count || 1));
+    } else if (command === 'K') {
+      rows[row] = '';
+    } else if (command === undefined) {
+      const line = rows[row]!.padEnd(col);
+      rows[row] = line.slice(0, col) + token + line.slice(col + token.length);
+      col += token.length;
+    }
+  }
+  return rows;
+}
+
+describe.skipIf(!hasScript)('ask on a terminal', () => {
+  it('keeps one live line per model, redrawn in place, each ending in its outcome', async () => {
+    const env = userEnv(fake, await tempDir());
+    const command = `'${binPath()}' ask 'What is 2+2?'`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const result = await finished(child);
+
+    expect(result.code).toBe(0);
+    const output = result.stdout;
+    expect(output).toContain('\x1b[4A');
+    // The board as it stands when the answer is printed.
+    const board = screen(output.slice(0, output.indexOf('The answer is 4.'))).filter((row) => row.trim() !== '');
+    expect(board).toHaveLength(4);
+    expect(board[0]).toMatch(/^ {2}✔ e2e\/one answered in \d+\.\d s$/);
+    expect(board[1]).toMatch(/^ {2}✔ e2e\/two answered in \d+\.\d s$/);
+    expect(board[2]).toMatch(/^ {2}✔ e2e\/three answered in \d+\.\d s$/);
+    expect(board[3]).toContain('e2e/synth');
+    // While waiting, each model had a line of its own saying so.
+    expect(output).toMatch(/\x1b\[2K {2}… e2e\/three waiting \(\d+\.\d s\)/);
+  });
+});
