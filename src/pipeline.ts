@@ -110,10 +110,11 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   const deadline = started + request.budgetMs;
   const log = deps.logger;
   const warnings: string[] = [];
-  const folder = await openFolder(deps.store, warnings, log);
+  // The folder is made while the models are asked: nothing needs it before the first answer.
+  const folderReady = openFolder(deps.store, warnings, log);
   const candidates: CandidateReport[] = request.models.map((model, i) => ({ index: i + 1, model, status: 'cut_off' }));
-  const answers = new Map<number, CandidateAnswer>();
-  const record = new RunRecord(folder, request, started, warnings, log);
+  const answers = new Map<number, string>();
+  const record = new RunRecord(folderReady, request, started, warnings, log);
   let fanOutOver = false;
   let settledCount = 0;
 
@@ -125,14 +126,13 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
     settledCount++;
     const report = candidateReport(settled, fanOutOver);
     candidates[settled.index] = report;
-    if (settled.result.ok) {
-      const file = folder ? path.join(folder.dir, candidateFile(settled, '.md')) : undefined;
-      answers.set(settled.index, { model: settled.model, content: settled.result.value.content, file });
-    }
+    if (settled.result.ok) answers.set(settled.index, settled.result.value.content);
     // The file is named in the result only once it is really on disk.
-    const saving = saveCandidate(folder, settled, warnings, log).then((file) => {
-      if (file) report.file = file;
-    });
+    const saving = folderReady
+      .then((folder) => saveCandidate(folder, settled, warnings, log))
+      .then((file) => {
+        if (file) report.file = file;
+      });
     saves.set(settled.index, saving);
     logOutcome(log, report, settled);
     hooks.onEvent?.({ type: 'candidate', candidate: report, settled: settledCount, total: request.models.length });
@@ -148,7 +148,13 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   // What synthesis gets is what the result reports; models that answer later are late answers.
   const usedInSynthesis = [...saves.keys()];
   const savedBeforeCutOff = [...saves.values()];
-  const arrived = [...answers.entries()].sort(([a], [b]) => a - b).map(([, answer]) => answer);
+  const folder = await folderReady;
+  const arrived: CandidateAnswer[] = [...answers.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, content]) => {
+      const model = request.models[index]!;
+      return { model, content, file: folder && path.join(folder.dir, candidateFile({ index, model }, '.md')) };
+    });
   const cutOff = candidates.filter((_, index) => !usedInSynthesis.includes(index));
   if (cutOff.length > 0) {
     log.warn({ phase: 'budget', cutOff: cutOff.map((c) => c.model) }, 'budget reached: synthesizing without the slowest models');
@@ -342,7 +348,7 @@ export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
 /** The machine-readable record of a run, `run.json`, rewritten as late answers arrive. */
 class RunRecord {
   constructor(
-    private readonly folder: RunFolder | undefined,
+    private readonly folderReady: Promise<RunFolder | undefined>,
     private readonly request: RunRequest,
     private readonly started: number,
     private readonly warnings: string[],
@@ -350,10 +356,11 @@ class RunRecord {
   ) {}
 
   async save(candidates: CandidateReport[], report: RunReport | undefined, status: RunStatus | 'running'): Promise<void> {
-    if (!this.folder) return;
+    const folder = await this.folderReady;
+    if (!folder) return;
     const { prompt, models, synthesizerModel, temperature, maxTokens, budgetMs } = this.request;
     const record = {
-      run: this.folder.name,
+      run: folder.name,
       status,
       started_at: new Date(this.started).toISOString(),
       updated_at: new Date().toISOString(),
@@ -365,6 +372,6 @@ class RunRecord {
       totals: sumUsage([...candidates.map((c) => c.usage), report?.synthesis.usage]),
       warnings: this.warnings,
     };
-    await writeOrWarn(this.folder, 'run.json', `${JSON.stringify(record, null, 2)}\n`, this.warnings, this.log);
+    await writeOrWarn(folder, 'run.json', `${JSON.stringify(record, null, 2)}\n`, this.warnings, this.log);
   }
 }
