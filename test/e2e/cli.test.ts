@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/install.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
-import { binPath, finished, spawnBin, userEnv, type Finished } from './support.js';
+import { binPath, finished, spawnBin, startE2eFake, userEnv, type Finished } from './support.js';
 
 /** Runs the installed bin to its end; `input` is piped to stdin, which is closed either way. */
 async function run(args: string[], env: Record<string, string>, input = ''): Promise<Finished> {
@@ -27,11 +27,7 @@ const nonEmptyLines = (text: string) => text.split('\n').filter((line) => line.t
 let fake: FakeOpenRouter;
 
 beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
-  fake.on('e2e/one', { answer: 'one says 4', delayMs: 30 });
-  fake.on('e2e/two', { answer: 'two says four', delayMs: 60 });
-  fake.on('e2e/three', { answer: 'three says 2+2=4', delayMs: 90 });
-  fake.on('e2e/synth', { answer: 'The answer is 4.' });
+  fake = await startE2eFake();
 });
 afterAll(async () => {
   await fake.close();

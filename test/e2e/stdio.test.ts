@@ -3,16 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { VALID_KEY, startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
-import { connect, finished, processPrompt, spawnBin, userEnv, waitFor } from './support.js';
+import { connect, finished, processPrompt, spawnBin, startE2eFake, userEnv, waitFor } from './support.js';
 
 let fake: FakeOpenRouter;
 
 beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
-  fake.on('e2e/one', { answer: 'one says 4', delayMs: 30 });
-  fake.on('e2e/two', { answer: 'two says four', delayMs: 60 });
-  fake.on('e2e/three', { answer: 'three says 2+2=4', delayMs: 90 });
-  fake.on('e2e/synth', { answer: 'The answer is 4.' });
+  fake = await startE2eFake();
 });
 afterAll(async () => {
   await fake.close();

@@ -4,10 +4,20 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inject } from 'vitest';
 import type { StructuredResult } from '../../src/tool.js';
-import type { FakeOpenRouter } from '../support/fake-openrouter.js';
+import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { serverEnv } from '../support/server-env.js';
 
 export const binPath = () => inject('binPath');
+
+/** The fake upstream of the e2e suite: the three candidates and the synthesizer of userEnv. */
+export async function startE2eFake(): Promise<FakeOpenRouter> {
+  const fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
+  fake.on('e2e/one', { answer: 'one says 4', delayMs: 30 });
+  fake.on('e2e/two', { answer: 'two says four', delayMs: 60 });
+  fake.on('e2e/three', { answer: 'three says 2+2=4', delayMs: 90 });
+  fake.on('e2e/synth', { answer: 'The answer is 4.' });
+  return fake;
+}
 
 /** The server's environment for the e2e suite: three candidates and a synthesizer on the fake. */
 export function userEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}): Record<string, string> {
