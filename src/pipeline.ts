@@ -160,7 +160,7 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
     log.warn({ phase: 'budget', cutOff: cutOff.map((c) => c.model) }, 'budget reached: synthesizing without the slowest models');
   }
 
-  const synthesis = await synthesize(deps, request, arrived, { deadline, folder, warnings, hooks });
+  const synthesis = await synthesize(deps, request, arrived, { deadline, hooks });
   await Promise.all(savedBeforeCutOff);
   const reported = candidates.map((candidate, index) =>
     usedInSynthesis.includes(index) ? { ...candidate } : { index: candidate.index, model: candidate.model, status: 'cut_off' as const },
@@ -179,7 +179,7 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
     elapsedMs: Date.now() - started,
     lateAnswers: Promise.resolve(),
   };
-  await record.save(candidates, report, status);
+  await saveFinal(folder, synthesis, report, record, candidates, log);
   log.info(
     { phase: 'done', status, ms: report.elapsedMs, answered: arrived.length, cutOff: cutOff.length, cost: report.totals.cost },
     'run finished',
@@ -190,6 +190,31 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
       if (cutOff.length > 0) await record.save(candidates, report, status);
     });
   return report;
+}
+
+/**
+ * Writes the final answer and the run record at the same time, since each write is flushed
+ * to disk before the result goes out. The record names final.md from the start; if a write
+ * fails, the record is written again, without the missing file and with the warning.
+ */
+async function saveFinal(
+  folder: RunFolder | undefined,
+  synthesis: SynthesisOutcome,
+  report: RunReport,
+  record: RunRecord,
+  candidates: CandidateReport[],
+  log: Logger,
+): Promise<void> {
+  const finalFile = folder && synthesis.content !== undefined ? path.join(folder.dir, 'final.md') : undefined;
+  if (finalFile) report.synthesis.file = finalFile;
+  const warningsBefore = report.warnings.length;
+  const [saved] = await Promise.all([
+    folder && synthesis.content !== undefined ? writeOrWarn(folder, 'final.md', synthesis.content, report.warnings, log) : undefined,
+    folder && synthesis.reasoning ? writeOrWarn(folder, 'synthesis.reasoning.md', synthesis.reasoning, report.warnings, log) : undefined,
+    record.save(candidates, report, report.status),
+  ]);
+  if (finalFile && !saved) delete report.synthesis.file;
+  if (report.warnings.length > warningsBefore) await record.save(candidates, report, report.status);
 }
 
 function chatFor(request: RunRequest, model: string): ChatRequest {
@@ -280,6 +305,7 @@ async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> 
 
 interface SynthesisOutcome {
   content: string | undefined;
+  reasoning?: string;
   report: SynthesisReport;
 }
 
@@ -287,9 +313,9 @@ async function synthesize(
   deps: PipelineDeps,
   request: RunRequest,
   arrived: CandidateAnswer[],
-  context: { deadline: number; folder: RunFolder | undefined; warnings: string[]; hooks: RunHooks },
+  context: { deadline: number; hooks: RunHooks },
 ): Promise<SynthesisOutcome> {
-  const { deadline, folder, warnings, hooks } = context;
+  const { deadline, hooks } = context;
   const model = request.synthesizerModel;
   const skipped = (message: string): SynthesisOutcome => ({
     content: undefined,
@@ -311,12 +337,11 @@ async function synthesize(
       { signal: hooks.signal, urgent: true },
     );
     const ms = Date.now() - started;
-    const file = folder ? await writeOrWarn(folder, 'final.md', completion.content, warnings, deps.logger) : undefined;
-    if (folder && completion.reasoning) await writeOrWarn(folder, 'synthesis.reasoning.md', completion.reasoning, warnings, deps.logger);
     deps.logger.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost, words: countWords(completion.content) }, 'synthesis done');
     return {
       content: completion.content,
-      report: { ...base, status: 'answered', ms, ...(completion.usage ? { usage: completion.usage } : {}), ...(file ? { file } : {}) },
+      reasoning: completion.reasoning,
+      report: { ...base, status: 'answered', ms, ...(completion.usage ? { usage: completion.usage } : {}) },
     };
   } catch (caught) {
     const error = modelError(asUpstreamError(caught, hooks.signal));
