@@ -1,4 +1,4 @@
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -73,8 +73,10 @@ describe('process_prompt through the MCP client', () => {
     ]);
     expect(await readFile(path.join(folder, 'candidate-2_happy_two.md'), 'utf8')).toBe('answer 2 from happy/two');
     expect(await readFile(path.join(folder, 'final.md'), 'utf8')).toBe('synthesized for happy');
+    expect(data!.synthesizer.file).toBe(path.join(folder, 'final.md'));
     const record = JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
     expect(record).toMatchObject({ status: 'complete', prompt: 'What is 2+2?', settings: { synthesizer_model: 'happy/synth' } });
+    expect(record.synthesis.file).toBe(path.join(folder, 'final.md'));
     expect((await stat(folder)).mode & 0o777).toBe(0o700);
     expect((await stat(path.join(folder, 'final.md'))).mode & 0o777).toBe(0o600);
   });
@@ -209,6 +211,24 @@ describe('process_prompt through the MCP client', () => {
     const { data } = await call({ prompt: 'q', models: longIds });
     expect(data!.warnings).toEqual([]);
     for (const [i, model] of data!.models.entries()) expect(await readFile(model.file!, 'utf8')).toBe(`long id answer ${i}`);
+  });
+
+  it('still answers when final.md cannot be written, and neither the result nor run.json names it', async () => {
+    harness = await startHarness(fake, scriptModels('final-fails'));
+    fake.on('final-fails/synth', { answer: 'merged', delayMs: 300 });
+    const pending = call({ prompt: 'q' });
+    // While the synthesizer works, a folder takes final.md's name, so the rename onto it fails.
+    await waitFor(() => fake.requestsFor('final-fails/synth').length === 1);
+    const [runName] = (await readdir(harness.outputDir)).filter((name) => !name.startsWith('.'));
+    await mkdir(path.join(harness.outputDir, runName!, 'final.md'));
+    const { result, text, data } = await pending;
+    expect(result.isError).toBeFalsy();
+    expect(data!.answer).toBe('merged');
+    expect(data!.synthesizer.file).toBeUndefined();
+    expect(text).toMatch(/Warning: could not save final\.md/);
+    const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    expect(record.synthesis.file).toBeUndefined();
+    expect(record.warnings[0]).toMatch(/could not save final\.md/);
   });
 
   it('writes nothing when saving is turned off', async () => {
