@@ -2,17 +2,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const DEFAULT_MODELS = [
+const DEFAULT_MODELS = [
   'openai/gpt-5-codex',
   'x-ai/grok-4-fast',
   'mistralai/codestral-2508',
   'google/gemini-2.5-pro',
   'z-ai/glm-4.6',
 ];
-export const DEFAULT_SYNTHESIZER = 'google/gemini-2.5-pro';
-export const DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
+const DEFAULT_SYNTHESIZER = 'google/gemini-2.5-pro';
+const DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
 /** Reasoning models spend thousands of tokens thinking before they answer. */
-export const DEFAULT_MAX_TOKENS = 16_384;
+const DEFAULT_MAX_TOKENS = 16_384;
 /** ~150k tokens: well inside Gemini 2.5 Pro's 1M context and below its 200k-token price step. */
 export const DEFAULT_SYNTHESIS_MAX_CHARS = 600_000;
 
@@ -37,7 +37,7 @@ export interface Config {
   logFile: string | undefined;
 }
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A configuration problem, phrased for one line on stderr. */

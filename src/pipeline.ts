@@ -359,7 +359,7 @@ function runStatus(signal: AbortSignal | undefined, answered: number, missing: n
   return missing === 0 ? 'complete' : 'partial';
 }
 
-export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
+function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
   const total: TokenUsage = {};
   for (const usage of usages) {
     for (const [key, value] of Object.entries(usage ?? {}) as Array<[keyof TokenUsage, number]>) {

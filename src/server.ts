@@ -11,7 +11,7 @@ import { ProgressTracker, type ProgressUpdate } from './progress.js';
 import { RunStore } from './run-store.js';
 import { SERVER_INSTRUCTIONS, TOOL_DESCRIPTION, inputShape, outputShape } from './tool.js';
 
-export const SERVER_NAME = 'parallel-llm-server';
+const SERVER_NAME = 'parallel-llm-server';
 
 export interface ServerDeps {
   config: Config;

@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 const nullableString = z.string().nullish();
 
-export const errorObjectSchema = z.looseObject({
+const errorObjectSchema = z.looseObject({
   code: z.union([z.number(), z.string()]).nullish(),
   /** Availability errors carry the status here instead of in `code`. */
   http_status: z.number().nullish(),
@@ -19,7 +19,7 @@ export type ErrorObject = z.infer<typeof errorObjectSchema>;
 
 export const errorBodySchema = z.looseObject({ error: errorObjectSchema });
 
-export const usageSchema = z.looseObject({
+const usageSchema = z.looseObject({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   total_tokens: z.number().nullish(),
