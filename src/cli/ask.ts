@@ -50,7 +50,7 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
       },
       { signal: controller.signal, onEvent: (event) => board.onEvent(event) },
     );
-    board.stop();
+    board.stop(report.synthesis);
     const answered = report.status !== 'failed' && report.status !== 'cancelled';
     (answered ? process.stdout : process.stderr).write(`${resultHeadline(report, config.synthesisMaxChars)}\n`);
     process.stderr.write(`\n${resultFooter(report)}\n`);

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../pipeline.js';
+import type { ModelError, RunEvent, SynthesisReport } from '../pipeline.js';
 import { seconds } from '../progress.js';
 
 /**
@@ -7,7 +7,8 @@ import { seconds } from '../progress.js';
  */
 export interface Board {
   onEvent(event: RunEvent): void;
-  stop(): void;
+  /** The last drawing, with how synthesis ended when it is known. */
+  stop(synthesis?: SynthesisReport): void;
 }
 
 export function createBoard(models: string[], synthesizer: string, out: NodeJS.WriteStream): Board {
@@ -18,10 +19,10 @@ export function createBoard(models: string[], synthesizer: string, out: NodeJS.W
     onEvent: (event) => {
       if (!stopped) board.onEvent(event);
     },
-    stop: () => {
+    stop: (synthesis) => {
       if (stopped) return;
       stopped = true;
-      board.stop();
+      board.stop(synthesis);
     },
   };
 }
@@ -34,7 +35,9 @@ class PlainBoard implements Board {
     this.out.write(`[${seconds(Date.now() - this.started).padStart(7)}] ${describe(event)}\n`);
   }
 
-  stop(): void {}
+  stop(synthesis?: SynthesisReport): void {
+    if (synthesis) this.out.write(`[${seconds(Date.now() - this.started).padStart(7)}] ${synthesisOutcome(synthesis)}\n`);
+  }
 }
 
 class LiveBoard implements Board {
@@ -43,6 +46,7 @@ class LiveBoard implements Board {
   private readonly timer: NodeJS.Timeout;
   private drawn = 0;
   private synthesisStarted: number | undefined;
+  private synthesisLine: string | undefined;
 
   constructor(
     private readonly models: string[],
@@ -60,8 +64,9 @@ class LiveBoard implements Board {
     this.draw();
   }
 
-  stop(): void {
+  stop(synthesis?: SynthesisReport): void {
     clearInterval(this.timer);
+    this.synthesisLine = synthesis && `  ${synthesisOutcome(synthesis)}`;
     this.draw();
   }
 
@@ -69,9 +74,10 @@ class LiveBoard implements Board {
     const waited = seconds(Date.now() - this.started);
     const rows = this.models.map((model, i) => this.lines[i] || `  … ${model} waiting (${waited})`);
     rows.push(
-      this.synthesisStarted === undefined
+      this.synthesisLine ??
+      (this.synthesisStarted === undefined
         ? `  · ${this.synthesizer} will synthesize`
-        : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`,
+        : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`),
     );
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     this.out.write(up + rows.map((row) => `\x1b[2K${row}\n`).join(''));
@@ -83,5 +89,14 @@ function describe(event: RunEvent): string {
   if (event.type === 'synthesis') return `… ${event.model} synthesizing ${event.candidates} answers`;
   const { candidate } = event;
   if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
-  return `✘ ${candidate.model} failed: ${candidate.error?.kind}${candidate.error?.status ? ` ${candidate.error.status}` : ''}: ${candidate.error?.message}`;
+  return `✘ ${candidate.model} failed: ${briefly(candidate.error)}`;
 }
+
+function synthesisOutcome(synthesis: SynthesisReport): string {
+  if (synthesis.status === 'answered') return `✔ ${synthesis.model} synthesized in ${seconds(synthesis.ms)}`;
+  if (synthesis.status === 'skipped') return `· ${synthesis.model} did not synthesize: ${synthesis.error?.message}`;
+  return `✘ ${synthesis.model} failed: ${briefly(synthesis.error)}`;
+}
+
+/** An error on one line: kind, status, OpenRouter's message (the advice is in the footer). */
+const briefly = (error: ModelError | undefined) => `${error?.kind}${error?.status ? ` ${error.status}` : ''}: ${error?.message}`;

@@ -50,6 +50,7 @@ describe('ask', () => {
       expect(progress[0]).toMatch(/^\[\s*\d+\.\d s\] ✔ /);
     }
     expect(lines.filter((line) => line.includes('… e2e/synth synthesizing 3 answers'))).toHaveLength(1);
+    expect(lines.filter((line) => /^\[\s*\d+\.\d s\] ✔ e2e\/synth synthesized in \d+\.\d s$/.test(line))).toHaveLength(1);
 
     const last = lines.at(-1)!;
     expect(last).toMatch(/^Run folder: /);
@@ -297,7 +298,7 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
     expect(board[0]).toMatch(/^ {2}✔ e2e\/one answered in \d+\.\d s$/);
     expect(board[1]).toMatch(/^ {2}✔ e2e\/two answered in \d+\.\d s$/);
     expect(board[2]).toMatch(/^ {2}✔ e2e\/three answered in \d+\.\d s$/);
-    expect(board[3]).toContain('e2e/synth');
+    expect(board[3]).toMatch(/^ {2}✔ e2e\/synth synthesized in \d+\.\d s$/);
     // While waiting, each model had a line of its own saying so.
     expect(output).toMatch(/\x1b\[2K {2}… e2e\/three waiting \(\d+\.\d s\)/);
   });
