@@ -48,15 +48,22 @@ export class ConfigError extends Error {
 const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
-const integer = (min: number) =>
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(
     blankToUndefined,
     z.coerce
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
       .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` })
       .optional(),
   );
+
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); a larger value would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+const duration = () => integer(1, MAX_TIMER_MS);
+/** Room the synthesis prompt needs beyond the problem itself, for the frame and the answers. */
+const SYNTHESIS_ROOM_CHARS = 20_000;
 
 const modelList = z.preprocess(
   blankToUndefined,
@@ -77,8 +84,11 @@ const booleanFlag = z.preprocess(
 
 const envSchema = z.object({
   OPENROUTER_API_KEY: z.preprocess(
-    blankToUndefined,
-    z.string({ error: 'is not set: get a key at https://openrouter.ai/keys' }),
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim()) : value),
+    z
+      .string({ error: 'is not set: get a key at https://openrouter.ai/keys' })
+      // A key pasted with a space or line break inside cannot be sent as a header.
+      .regex(/^[\x21-\x7e]+$/, { error: 'contains spaces or control characters: paste the key again' }),
   ),
   OPENROUTER_BASE_URL: z.preprocess(
     blankToUndefined,
@@ -90,8 +100,8 @@ const envSchema = z.object({
   PARALLEL_LLM_MODELS: modelList,
   PARALLEL_LLM_SYNTHESIZER_MODEL: z.preprocess(blankToUndefined, z.string().trim().optional()),
   PARALLEL_LLM_MAX_CONCURRENCY: integer(1),
-  PARALLEL_LLM_TIMEOUT_MS: integer(1),
-  PARALLEL_LLM_IDLE_TIMEOUT_MS: integer(1),
+  PARALLEL_LLM_TIMEOUT_MS: duration(),
+  PARALLEL_LLM_IDLE_TIMEOUT_MS: duration(),
   PARALLEL_LLM_MAX_RETRIES: integer(0),
   PARALLEL_LLM_TEMPERATURE: z.preprocess(
     blankToUndefined,
@@ -102,7 +112,7 @@ const envSchema = z.object({
       .optional(),
   ),
   PARALLEL_LLM_MAX_TOKENS: integer(1),
-  PARALLEL_LLM_BUDGET_MS: integer(1),
+  PARALLEL_LLM_BUDGET_MS: duration(),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(1000),
   PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
@@ -129,6 +139,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const timeoutMs = e.PARALLEL_LLM_TIMEOUT_MS ?? 240_000;
+  const maxPromptChars = e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? 500_000;
+  const synthesisMaxChars = e.PARALLEL_LLM_SYNTHESIS_MAX_CHARS ?? DEFAULT_SYNTHESIS_MAX_CHARS;
+  if (synthesisMaxChars < maxPromptChars + SYNTHESIS_ROOM_CHARS) {
+    throw new ConfigError(
+      `PARALLEL_LLM_SYNTHESIS_MAX_CHARS (${synthesisMaxChars}) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS (${maxPromptChars}) by at least ${SYNTHESIS_ROOM_CHARS}, to leave room for the answers; lower PARALLEL_LLM_MAX_PROMPT_CHARS too`,
+    );
+  }
   return {
     apiKey: e.OPENROUTER_API_KEY,
     baseUrl: e.OPENROUTER_BASE_URL ?? DEFAULT_BASE_URL,
@@ -141,8 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temperature: e.PARALLEL_LLM_TEMPERATURE ?? 0.7,
     maxTokens: e.PARALLEL_LLM_MAX_TOKENS ?? DEFAULT_MAX_TOKENS,
     budgetMs: e.PARALLEL_LLM_BUDGET_MS,
-    synthesisMaxChars: e.PARALLEL_LLM_SYNTHESIS_MAX_CHARS ?? DEFAULT_SYNTHESIS_MAX_CHARS,
-    maxPromptChars: e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? 500_000,
+    synthesisMaxChars,
+    maxPromptChars,
     outputDir: e.PARALLEL_LLM_OUTPUT_DIR ?? defaultOutputDir(env),
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { HELP } from './cli/help.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -48,9 +49,11 @@ function readConfig(): Config {
 async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
   const client = OpenRouterClient.fromConfig(config, logger);
-  const { server, cleanup } = createServer({ config, client, logger, version: packageVersion() });
+  const { server, cleanup, idle } = createServer({ config, client, logger, version: packageVersion() });
   exitOnDisconnect(async () => {
+    // Stop every upstream request, then give the runs a moment to save what they have.
     cleanup();
+    await Promise.race([idle(), sleep(1000)]);
     await server.close();
     await client.close();
   }, logger);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { adviceFor, type UpstreamError, type UpstreamErrorData } from './errors.js';
+import { UpstreamError, adviceFor, type UpstreamErrorData } from './errors.js';
 import { asUpstreamError, fanOut, type Settled } from './fanout.js';
 import type { Limiter } from './limiter.js';
 import type { CallOptions, ChatRequest, Completion, TokenUsage } from './openrouter/client.js';
@@ -114,12 +114,12 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   const folderReady = openFolder(deps.store, warnings, log);
   const candidates: CandidateReport[] = request.models.map((model, i) => ({ index: i + 1, model, status: 'cut_off' }));
   const answers = new Map<number, string>();
-  const record = new RunRecord(folderReady, request, started, warnings, log);
+  const record = new RunRecord(folderReady, request, candidates, started, warnings, log);
   let fanOutOver = false;
   let settledCount = 0;
 
   log.info({ phase: 'fan-out', models: request.models, budgetMs: request.budgetMs }, 'asking candidates');
-  record.save(candidates, undefined, 'running');
+  void record.save();
 
   const saves = new Map<number, Promise<void>>();
   const onSettled = (settled: Settled<Completion>) => {
@@ -127,11 +127,13 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
     const report = candidateReport(settled, fanOutOver);
     candidates[settled.index] = report;
     if (settled.result.ok) answers.set(settled.index, settled.result.value.content);
-    // The file is named in the result only once it is really on disk.
+    // The file is named in the result only once it is really on disk; a late answer goes
+    // into the run record as soon as it is.
     const saving = folderReady
       .then((folder) => saveCandidate(folder, settled, warnings, log))
-      .then((file) => {
+      .then(async (file) => {
         if (file) report.file = file;
+        if (report.late) await record.save();
       });
     saves.set(settled.index, saving);
     logOutcome(log, report, settled);
@@ -148,8 +150,9 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   // What synthesis gets is what the result reports; models that answer later are late answers.
   const usedInSynthesis = [...saves.keys()];
   const savedBeforeCutOff = [...saves.values()];
+  const answersAtCutOff = [...answers.entries()];
   const folder = await folderReady;
-  const arrived: CandidateAnswer[] = [...answers.entries()]
+  const arrived: CandidateAnswer[] = answersAtCutOff
     .sort(([a], [b]) => a - b)
     .map(([index, content]) => {
       const model = request.models[index]!;
@@ -179,16 +182,14 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
     elapsedMs: Date.now() - started,
     lateAnswers: Promise.resolve(),
   };
-  await saveFinal(folder, synthesis, report, record, candidates, log);
+  await saveFinal(folder, synthesis, report, record, log);
   log.info(
     { phase: 'done', status, ms: report.elapsedMs, answered: arrived.length, cutOff: cutOff.length, cost: report.totals.cost },
     'run finished',
   );
-  report.lateAnswers = Promise.all(pending)
-    .then(() => Promise.all(saves.values()))
-    .then(async () => {
-      if (cutOff.length > 0) await record.save(candidates, report, status);
-    });
+  report.lateAnswers = Promise.all(pending).then(async () => {
+    await Promise.all(saves.values());
+  });
   return report;
 }
 
@@ -202,7 +203,6 @@ async function saveFinal(
   synthesis: SynthesisOutcome,
   report: RunReport,
   record: RunRecord,
-  candidates: CandidateReport[],
   log: Logger,
 ): Promise<void> {
   const finalFile = folder && synthesis.content !== undefined ? path.join(folder.dir, 'final.md') : undefined;
@@ -211,10 +211,10 @@ async function saveFinal(
   const [saved] = await Promise.all([
     folder && synthesis.content !== undefined ? writeOrWarn(folder, 'final.md', synthesis.content, report.warnings, log) : undefined,
     folder && synthesis.reasoning ? writeOrWarn(folder, 'synthesis.reasoning.md', synthesis.reasoning, report.warnings, log) : undefined,
-    record.save(candidates, report, report.status),
+    record.finish(report),
   ]);
   if (finalFile && !saved) delete report.synthesis.file;
-  if (report.warnings.length > warningsBefore) await record.save(candidates, report, report.status);
+  if (report.warnings.length > warningsBefore) await record.save();
 }
 
 function chatFor(request: RunRequest, model: string): ChatRequest {
@@ -323,18 +323,24 @@ async function synthesize(
   });
   if (hooks.signal?.aborted) return skipped('the call was cancelled');
   if (arrived.length === 0) return skipped('no candidate answered, so there was nothing to synthesize');
-  const limitMs = Math.min(deps.timeoutMs, deadline - returnMarginMs(request.budgetMs) - Date.now());
+  const timeLeft = () => Math.min(deps.timeoutMs, deadline - returnMarginMs(request.budgetMs) - Date.now());
+  const limitMs = timeLeft();
   if (limitMs < MIN_SYNTHESIS_MS) return skipped(`the time budget (${request.budgetMs} ms) left no time for synthesis`);
 
   const prompt = buildSynthesisPrompt(request.prompt, arrived, deps.synthesisMaxChars);
   const base = { model, promptChars: prompt.text.length, trims: prompt.trims };
   deps.logger.info({ phase: 'synthesis', model, candidates: arrived.length, promptChars: prompt.text.length, limitMs }, 'synthesizing');
   hooks.onEvent?.({ type: 'synthesis', model, candidates: arrived.length, limitMs });
-  const started = Date.now();
+  let started = Date.now();
+  // Waiting for a free slot (cut-off models may hold them all) spends the same budget.
+  const slotWait = AbortSignal.timeout(limitMs);
   try {
     const completion = await deps.limiter.run(
-      () => deps.client.complete({ ...chatFor(request, model), prompt: prompt.text }, { signal: hooks.signal, timeoutMs: limitMs }),
-      { signal: hooks.signal, urgent: true },
+      () => {
+        started = Date.now();
+        return deps.client.complete({ ...chatFor(request, model), prompt: prompt.text }, { signal: hooks.signal, timeoutMs: timeLeft() });
+      },
+      { signal: hooks.signal ? AbortSignal.any([hooks.signal, slotWait]) : slotWait, urgent: true },
     );
     const ms = Date.now() - started;
     deps.logger.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost, words: countWords(completion.content) }, 'synthesis done');
@@ -344,7 +350,12 @@ async function synthesize(
       report: { ...base, status: 'answered', ms, ...(completion.usage ? { usage: completion.usage } : {}) },
     };
   } catch (caught) {
-    const error = modelError(asUpstreamError(caught, hooks.signal));
+    const noSlot = slotWait.aborted && !hooks.signal?.aborted && !(caught instanceof UpstreamError);
+    const error = modelError(
+      noSlot
+        ? new UpstreamError({ kind: 'timeout', message: `no request slot came free within the time budget: all ${deps.limiter.activeCount} (PARALLEL_LLM_MAX_CONCURRENCY) were busy` })
+        : asUpstreamError(caught, hooks.signal),
+    );
     deps.logger.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
     return { content: undefined, report: { ...base, status: 'failed', ms: Date.now() - started, error } };
   }
@@ -370,23 +381,34 @@ function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
   return total;
 }
 
-/** The machine-readable record of a run, `run.json`, rewritten as late answers arrive. */
+/** The machine-readable record of a run, `run.json`: written at the start, at the end, and as late answers arrive. */
 class RunRecord {
+  private report: RunReport | undefined;
+
   constructor(
     private readonly folderReady: Promise<RunFolder | undefined>,
     private readonly request: RunRequest,
+    /** The live list: each save shows the candidates as they stand. */
+    private readonly candidates: CandidateReport[],
     private readonly started: number,
     private readonly warnings: string[],
     private readonly log: Logger,
   ) {}
 
-  async save(candidates: CandidateReport[], report: RunReport | undefined, status: RunStatus | 'running'): Promise<void> {
+  /** Saves the record with the call's outcome; later saves keep it. */
+  finish(report: RunReport): Promise<void> {
+    this.report = report;
+    return this.save();
+  }
+
+  async save(): Promise<void> {
     const folder = await this.folderReady;
     if (!folder) return;
     const { prompt, models, synthesizerModel, temperature, maxTokens, budgetMs } = this.request;
+    const { report, candidates } = this;
     const record = {
       run: folder.name,
-      status,
+      status: report?.status ?? 'running',
       started_at: new Date(this.started).toISOString(),
       updated_at: new Date().toISOString(),
       elapsed_ms: report?.elapsedMs,

@@ -24,7 +24,8 @@ export class RunStore {
     await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
     if (!this.swept) {
       this.swept = true;
-      await sweepStale(this.stagingDir, now.getTime());
+      // Housekeeping only: a file it cannot remove must not cost this call its folder.
+      await sweepStale(this.stagingDir, now.getTime()).catch(() => undefined);
     }
     const name = `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
     const dir = path.join(this.rootDir, name);
@@ -79,7 +80,7 @@ async function sweepStale(dir: string, now: number): Promise<void> {
   for (const name of await readdir(dir).catch(() => [])) {
     const file = path.join(dir, name);
     const info = await stat(file).catch(() => undefined);
-    if (info && now - info.mtimeMs > STALE_MS) await rm(file, { force: true });
+    if (info && now - info.mtimeMs > STALE_MS) await rm(file, { recursive: true, force: true });
   }
 }
 

@@ -26,8 +26,8 @@ export interface ServerDeps {
 
 export interface ParallelLlmServer {
   server: McpServer;
-  /** Settles when the answers of every cut-off model have arrived and been saved. */
-  lateAnswers(): Promise<void>;
+  /** Settles when no call is running and every cut-off model's answer has arrived and been saved. */
+  idle(): Promise<void>;
   /** Aborts every upstream request still running, late candidates included. */
   cleanup(): void;
 }
@@ -37,7 +37,8 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
   const limiter = deps.limiter ?? createLimiter(config.maxConcurrency);
   const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
   const shutdown = new AbortController();
-  const late = new Set<Promise<void>>();
+  // Calls in flight and late answers still to be saved: what shutdown waits for.
+  const busy = new Set<Promise<unknown>>();
   const reserve = new SynthesisReserve();
   const server = new McpServer({ name: SERVER_NAME, version: deps.version }, { instructions: SERVER_INSTRUCTIONS });
 
@@ -64,7 +65,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
       const progress = progressFor(extra._meta?.progressToken, models, (notification) => extra.sendNotification(notification));
       const heartbeat = progress && setInterval(() => progress.heartbeat(), deps.heartbeatMs ?? 5000);
       try {
-        const report = await runPrompt(
+        const running = runPrompt(
           { client: deps.client, limiter, store, logger: log, synthesisMaxChars: config.synthesisMaxChars, timeoutMs: config.timeoutMs },
           {
             prompt: args.prompt,
@@ -77,8 +78,10 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
           },
           { signal: callSignal(call.signal, shutdown.signal), onEvent: (event) => progress?.onEvent(event) },
         );
+        track(busy, running, log);
+        const report = await running;
         learnSynthesisTime(reserve, report);
-        track(late, report.lateAnswers);
+        track(busy, report.lateAnswers, log);
         return toolResult(report, config.synthesisMaxChars);
       } finally {
         progress?.close();
@@ -90,8 +93,8 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
 
   return {
     server,
-    lateAnswers: async () => {
-      while (late.size > 0) await Promise.all(late);
+    idle: async () => {
+      while (busy.size > 0) await Promise.all(busy);
     },
     cleanup: () => shutdown.abort(),
   };
@@ -135,7 +138,9 @@ function progressFor(
   });
 }
 
-function track(set: Set<Promise<void>>, promise: Promise<void>): void {
-  const tracked = promise.finally(() => set.delete(tracked));
+function track(set: Set<Promise<unknown>>, promise: Promise<unknown>, log: Logger): void {
+  const tracked = promise
+    .catch((error: unknown) => log.error({ err: error }, 'a run failed unexpectedly'))
+    .finally(() => set.delete(tracked));
   set.add(tracked);
 }

@@ -212,6 +212,34 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     expect((await failure('m/wrong-shape')).kind).toBe('bad_body');
   });
 
+  it('treats a stream that ends cleanly but without finish_reason or [DONE] as cut short, never as an answer', async () => {
+    client = testClient(fake.url);
+    const half = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'The first half of an ans' } }] })}`;
+    fake.on('m/cut-short', { sse: [half, ''] });
+    const error = await failure('m/cut-short');
+    expect(error).toMatchObject({ kind: 'network', message: 'the stream ended before the answer was complete (no finish_reason, no [DONE])' });
+    expect(fake.requestsFor('m/cut-short')).toHaveLength(1);
+  });
+
+  it('keeps an answer complete at [DONE] even when the server then holds the connection open', async () => {
+    client = testClient(fake.url, { idleTimeoutMs: 300 });
+    const chunk = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'whole answer' }, finish_reason: 'stop' }] })}`;
+    fake.on('m/lingering', { sse: [chunk, '', 'data: [DONE]', '', { pauseMs: 2000 }] });
+    expect(await client.complete(chat('m/lingering'))).toMatchObject({ content: 'whole answer' });
+  });
+
+  it('reports a redirect as the HTTP status it is, since redirects are not followed', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/redirect', { status: 301, body: '<html>Moved</html>', headers: { location: 'https://elsewhere.example/api/v1' } });
+    expect(await failure('m/redirect')).toMatchObject({ kind: 'http', status: 301 });
+  });
+
+  it('does not retry a request undici refuses to send, such as a key with a line break', async () => {
+    client = testClient(fake.url, { apiKey: 'sk-or-v1-abc\n' });
+    const error = await failure('m/any');
+    expect(error).toMatchObject({ kind: 'network', code: 'UND_ERR_INVALID_ARG', retryable: false });
+  });
+
   it('retries a connection reset before any content, then succeeds', async () => {
     client = testClient(fake.url);
     fake.on('m/reset-once', { reset: true }, { answer: 'recovered' });

@@ -240,3 +240,27 @@ describe('settings a user writes by hand', () => {
     expect(loadConfig(withKey()).models).not.toContain('mutated/model');
   });
 });
+
+describe('settings that would break calls later are refused at start', () => {
+  it('trims a key pasted with a trailing line break', () => {
+    expect(loadConfig(withKey({ OPENROUTER_API_KEY: `${KEY}\n` })).apiKey).toBe(KEY);
+  });
+
+  it('refuses a key with a space inside, naming OPENROUTER_API_KEY without echoing it', () => {
+    expect(() => loadConfig(withKey({ OPENROUTER_API_KEY: 'sk-or-v1 abc' }))).toThrow(/^OPENROUTER_API_KEY contains spaces or control characters: paste the key again$/);
+  });
+
+  it.each(['PARALLEL_LLM_BUDGET_MS', 'PARALLEL_LLM_TIMEOUT_MS', 'PARALLEL_LLM_IDLE_TIMEOUT_MS'])(
+    'refuses %s beyond what a timer can hold, which would fire at once',
+    (variable) => {
+      expect(() => loadConfig(withKey({ [variable]: '10000000000' }))).toThrow(new RegExp(`^${variable} must be at most 2147483647`));
+    },
+  );
+
+  it('refuses a synthesis limit that leaves no room beyond the longest prompt', () => {
+    expect(() => loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '90000' }))).toThrow(
+      /^PARALLEL_LLM_SYNTHESIS_MAX_CHARS \(100000\) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS \(90000\) by at least 20000/,
+    );
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '80000' })).synthesisMaxChars).toBe(100_000);
+  });
+});

@@ -214,8 +214,11 @@ describe('process_prompt with random arguments (in-process server, SDK client)',
 // Upstream bodies: whatever the server sends, complete() resolves to a real answer or
 // rejects with a typed UpstreamError.
 
-/** Kinds a server that answers (however badly) can cause; never cancelled, timeout or network here. */
-const ANSWER_KINDS: UpstreamErrorKind[] = ['http', 'rate_limited', 'bad_body', 'provider', 'empty', 'truncated'];
+/**
+ * Kinds a server that answers (however badly) can cause; never cancelled or timeout here, and
+ * network only for a stream that ends before its answer does.
+ */
+const ANSWER_KINDS: UpstreamErrorKind[] = ['http', 'rate_limited', 'bad_body', 'provider', 'empty', 'truncated', 'network'];
 
 type Outcome = { ok: Completion } | { error: UpstreamError };
 
@@ -492,8 +495,12 @@ type Expected = { content: string; truncated: boolean } | { kind: UpstreamErrorK
 function expectedOutcome(fragments: Fragment[]): Expected {
   let content = '';
   let finish: string | null = null;
+  let done = false;
   for (const fragment of fragments) {
-    if (fragment.t === 'done') break; // everything after [DONE] is read and ignored
+    if (fragment.t === 'done') {
+      done = true; // everything after [DONE] is read and ignored
+      break;
+    }
     if (fragment.t === 'invalid' || fragment.t === 'notObject' || fragment.t === 'wrongShape') return { kind: 'bad_body' };
     if (fragment.t === 'chunk') {
       content += fragment.content ?? '';
@@ -506,6 +513,7 @@ function expectedOutcome(fragments: Fragment[]): Expected {
       return { kind: 'provider' };
     }
   }
+  if (!done && finish === null) return { kind: 'network' }; // the stream ended before the answer did
   if (content.trim() === '') return { kind: finish === 'length' ? 'truncated' : 'empty' };
   return { content, truncated: finish === 'length' };
 }
@@ -561,13 +569,17 @@ describe('client.complete() against SSE streams of random fragments, split at ra
   });
 
   const eolArb = fc.constantFrom('\n', '\r\n');
+  // Most real streams end with [DONE]; some are cut short. Both must come out right.
+  const streamArb = fc
+    .tuple(fc.array(fragmentArb, { maxLength: 10 }), fc.boolean())
+    .map(([fragments, ended]) => (ended ? [...fragments, { t: 'done' as const }] : fragments));
   const cutsArb = fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { maxLength: 12 });
 
   it('resolves to exactly the streamed content, or rejects with the UpstreamError kind the stream calls for', async () => {
     let answered = 0;
     let failed = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fragmentArb, { maxLength: 10 }), eolArb, cutsArb, async (fragments, eol, cuts) => {
+      fc.asyncProperty(streamArb, eolArb, cutsArb, async (fragments, eol, cuts) => {
         const model = freshModel('sse');
         raw.scripts.set(model, splitBytes(Buffer.from(streamText(fragments, eol), 'utf8'), cuts));
         const outcome = await outcomeOf(client, model);

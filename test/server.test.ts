@@ -340,7 +340,7 @@ describe('progress and the time budget', () => {
 
     const lateFile = path.join(data!.run_folder!, 'candidate-3_budget_three.md');
     await expect(stat(lateFile)).rejects.toThrow();
-    await harness.app.lateAnswers();
+    await harness.app.idle();
     expect(await readFile(lateFile, 'utf8')).toBe('the late answer');
     const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
     expect(record.candidates[2]).toMatchObject({ status: 'answered', late: true });
@@ -355,7 +355,7 @@ describe('progress and the time budget', () => {
     expect(data!.models[2]).toMatchObject({ status: 'cut_off' });
     expect(data!.cut_off_models).toEqual(['mid/three']);
     expect(text).toContain('Models: 2 of 3 answered');
-    await harness.app.lateAnswers();
+    await harness.app.idle();
     const record = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
     expect(record.candidates[2]).toMatchObject({ status: 'answered', late: true });
   });
@@ -369,6 +369,38 @@ describe('progress and the time budget', () => {
     const second = await call({ prompt: 'q' });
     expect(second.data!.models[2]!.status).toBe('cut_off');
     expect(second.data!.status).toBe('partial');
+  });
+
+  it('does not let synthesis wait past the budget for a request slot held by cut-off models', async () => {
+    harness = await startHarness(fake, { ...scriptModels('slots'), PARALLEL_LLM_MAX_CONCURRENCY: '2', PARALLEL_LLM_BUDGET_MS: '2000' });
+    fake.on('slots/two', { answer: 'slow', delayMs: 4500 });
+    fake.on('slots/three', { answer: 'slow', delayMs: 4500 });
+    const started = Date.now();
+    const { result, data } = await call({ prompt: 'q' });
+    expect(Date.now() - started).toBeLessThan(2100);
+    expect(result.isError).toBeFalsy();
+    expect(data!.status).toBe('candidates_only');
+    expect(data!.synthesizer.error).toMatchObject({ kind: 'timeout' });
+    expect(data!.synthesizer.error!.message).toContain('no request slot came free');
+    harness.app.cleanup();
+  });
+
+  it('writes each late answer into run.json when it arrives, not when the last one does', async () => {
+    harness = await startHarness(fake, { ...scriptModels('late-record'), PARALLEL_LLM_BUDGET_MS: '1000' });
+    fake.on('late-record/two', { answer: 'late but here', delayMs: 1200 });
+    fake.on('late-record/three', { hang: true });
+    const { data } = await call({ prompt: 'q' });
+    const recordFile = path.join(data!.run_folder!, 'run.json');
+    await waitFor(() => fake.requestsFor('late-record/two').length === 1);
+    let record: { candidates: Array<{ status: string; late?: boolean }> } = { candidates: [] };
+    const started = Date.now();
+    while (record.candidates[1]?.status !== 'answered' && Date.now() - started < 3000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      record = JSON.parse(await readFile(recordFile, 'utf8'));
+    }
+    expect(record.candidates[1]).toMatchObject({ status: 'answered', late: true });
+    expect(record.candidates[2]).toMatchObject({ status: 'cut_off' });
+    harness.app.cleanup();
   });
 
   it('returns the answers that arrived when synthesis cannot finish within the budget', async () => {

@@ -27,7 +27,7 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   // No client is waiting at a terminal: by default the budget lets every model finish.
-  const budgetMs = config.budgetMs ?? 2 * config.timeoutMs + 10_000;
+  const budgetMs = config.budgetMs ?? Math.min(2 * config.timeoutMs + 10_000, 2_147_483_647);
   const board = createBoard(config.models, config.synthesizerModel, process.stderr);
   try {
     const report = await runPrompt(

@@ -202,7 +202,8 @@ export class OpenRouterClient {
         }),
       });
       heardFrom();
-      if (response.statusCode >= 400) throw await errorFromResponse(response);
+      // undici follows no redirects, so a 3xx is as much an error here as a 4xx.
+      if (response.statusCode >= 300) throw await errorFromResponse(response);
       const contentType = String(response.headers['content-type'] ?? '');
       if (contentType.includes('text/event-stream')) {
         return readStream(response.body, heardFrom, state);
@@ -221,7 +222,7 @@ export class OpenRouterClient {
         signal: abortSignal,
         headers: this.headers(),
       });
-      if (response.statusCode >= 400) throw await errorFromResponse(response);
+      if (response.statusCode >= 300) throw await errorFromResponse(response);
       const parsed = schema.safeParse(parseJson(await response.body.text()));
       if (!parsed.success) throw badBody(`unexpected answer from ${path}: ${parsed.error.issues[0]?.message}`);
       return parsed.data;
@@ -294,11 +295,19 @@ async function readStream(
       absorb(draft, parseBody(data));
       if (draft.content.length > 0) state.contentStarted = true;
       // A mid-stream error ends the answer: never hand a half answer to synthesis.
-      if (draft.error || draft.finishReason === 'error') break;
+      if (draft.error || draft.finishReason === 'error') return draft;
     }
+  } catch (caught) {
+    // The answer was complete at [DONE]; what happens to the connection after it does not matter.
+    if (done) return draft;
+    throw caught;
   } finally {
     // Leaving early closes the connection, which tells OpenRouter to stop generating.
     if (!done && !body.destroyed) body.destroy();
+  }
+  if (!done && draft.finishReason === undefined) {
+    // The connection ended cleanly, but the answer did not: a proxy cut it short.
+    throw new UpstreamError({ kind: 'network', message: 'the stream ended before the answer was complete (no finish_reason, no [DONE])' });
   }
   return draft;
 }
@@ -453,6 +462,9 @@ const NETWORK_MESSAGES: Record<string, string> = {
   UND_ERR_DESTROYED: 'the connection pool is closed',
 };
 
+/** undici refusing the request itself (a bad header, say): trying again cannot help. */
+const REQUEST_REFUSED = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_URL']);
+
 function networkError(caught: unknown, baseUrl: string): UpstreamError {
   const code = errorCode(caught);
   const description = (code && NETWORK_MESSAGES[code]) ?? (caught instanceof Error ? caught.message : String(caught));
@@ -460,6 +472,7 @@ function networkError(caught: unknown, baseUrl: string): UpstreamError {
     kind: 'network',
     code,
     message: `${description} (${code ?? 'no code'}, ${new URL(baseUrl).host})`,
+    retryableHint: code !== undefined && REQUEST_REFUSED.has(code) ? false : undefined,
     cause: caught,
   });
 }

@@ -148,6 +148,29 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     expect(result.code).toBe(0);
   });
 
+  it('leaves a run.json that agrees with the files on disk when stopped in the middle of a call', async () => {
+    fake.on('e2e/hang', { hang: true });
+    const outputDir = await tempDir();
+    const child = spawnBin([], userEnv(fake, outputDir, { PARALLEL_LLM_MODELS: 'e2e/one,e2e/hang' }));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    await waitFor(() => stdout.includes('"id":1'));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' } } })}\n`);
+    const runFolder = async () => (await readdir(outputDir)).filter((name) => !name.startsWith('.')).map((name) => path.join(outputDir, name))[0];
+    await waitFor(() => fake.requestsFor('e2e/hang').length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exit = finished(child);
+    child.kill('SIGTERM');
+    expect((await exit).ms).toBeLessThan(2000);
+    const folder = (await runFolder())!;
+    const record = JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
+    expect(record.status).toBe('cancelled');
+    expect(record.candidates[0]).toMatchObject({ model: 'e2e/one', status: 'answered' });
+    expect(await readFile(record.candidates[0].file, 'utf8')).toBe('one says 4');
+    expect(record.candidates[1]).toMatchObject({ model: 'e2e/hang', status: 'failed', error: { kind: 'cancelled' } });
+  });
+
   it('exits within 2 s when stdout breaks (EPIPE)', async () => {
     const child = spawnBin([], userEnv(fake, await tempDir()));
     const exit = finished(child);
