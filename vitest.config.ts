@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['test/*.test.ts'], testTimeout: 20_000 },
+        test: { name: 'unit', include: ['test/*.test.ts'], setupFiles: ['test/support/cleanup.ts'], testTimeout: 20_000 },
       },
       {
         // Packs the package, installs the tarball in a temporary folder and drives the installed bin.
@@ -12,6 +12,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/*.test.ts'],
           globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/support/cleanup.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
         },

@@ -3,6 +3,7 @@
  * loopback fake OpenRouter, and small statistics. Every bench prints one JSON object of
  * figures and saves it in bench/results/ (not committed).
  */
+import { rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,9 +24,14 @@ export async function installedBin(): Promise<{ binPath: string; cleanup: () => 
   return { binPath: installed.binPath, cleanup: () => rm(installed.dir, { recursive: true, force: true }) };
 }
 
+const outputDirs: string[] = [];
+// Benches write many megabytes of run folders; none of it is wanted afterwards.
+process.once('exit', () => outputDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 export async function tempOutputDir(): Promise<string> {
-  const dir = path.join(os.tmpdir(), `parallel-llm-bench-${process.pid}-${Date.now()}`);
+  const dir = path.join(os.tmpdir(), `parallel-llm-bench-${process.pid}-${outputDirs.length}`);
   await mkdir(dir, { recursive: true });
+  outputDirs.push(dir);
   return dir;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +16,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const tempDir = (prefix = 'parallel-llm-test-') => mkdtemp(path.join(os.tmpdir(), prefix));
+const madeHere: string[] = [];
+
+/** A new temporary folder, removed after the test file by test/support/cleanup.ts. */
+export async function tempDir(prefix = 'parallel-llm-test-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  madeHere.push(dir);
+  return dir;
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(madeHere.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
 
 /** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
 export async function startHarness(
