@@ -168,7 +168,7 @@ export async function runPrompt(deps: PipelineDeps, request: RunRequest, hooks: 
   const reported = candidates.map((candidate, index) =>
     usedInSynthesis.includes(index) ? { ...candidate } : { index: candidate.index, model: candidate.model, status: 'cut_off' as const },
   );
-  const status = runStatus(hooks.signal, arrived.length, cutOff.length + countFailed(reported), synthesis);
+  const status = runStatus(hooks.signal, arrived.length, reported.filter((c) => c.status !== 'answered').length, synthesis);
   const report: RunReport = {
     status,
     answer: synthesis.content,
@@ -357,11 +357,10 @@ async function synthesize(
         : asUpstreamError(caught, hooks.signal),
     );
     deps.logger.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
-    return { content: undefined, report: { ...base, status: 'failed', ms: Date.now() - started, error } };
+    // With no slot, the synthesizer never ran: no time of its own to report, or to learn from.
+    return { content: undefined, report: { ...base, status: 'failed', ...(noSlot ? {} : { ms: Date.now() - started }), error } };
   }
 }
-
-const countFailed = (candidates: CandidateReport[]) => candidates.filter((c) => c.status === 'failed').length;
 
 function runStatus(signal: AbortSignal | undefined, answered: number, missing: number, synthesis: SynthesisOutcome): RunStatus {
   if (signal?.aborted) return 'cancelled';

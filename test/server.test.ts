@@ -382,6 +382,7 @@ describe('progress and the time budget', () => {
     expect(data!.status).toBe('candidates_only');
     expect(data!.synthesizer.error).toMatchObject({ kind: 'timeout' });
     expect(data!.synthesizer.error!.message).toContain('no request slot came free');
+    expect(data!.synthesizer.ms).toBeUndefined();
     harness.app.cleanup();
   });
 
