@@ -9,7 +9,8 @@ const DEFAULT_MODELS = [
   'google/gemini-2.5-pro',
   'z-ai/glm-4.6',
 ];
-const DEFAULT_SYNTHESIZER = 'google/gemini-2.5-pro';
+/** Tried in order: the next one synthesizes when one fails. */
+const DEFAULT_SYNTHESIZERS = ['google/gemini-2.5-pro'];
 const DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
 /** Reasoning models spend thousands of tokens thinking before they answer. */
 const DEFAULT_MAX_TOKENS = 16_384;
@@ -20,7 +21,8 @@ export interface Config {
   apiKey: string;
   baseUrl: string;
   models: string[];
-  synthesizerModel: string;
+  /** Tried in order until one synthesizes. */
+  synthesizerModels: string[];
   maxConcurrency: number;
   timeoutMs: number;
   idleTimeoutMs: number;
@@ -98,7 +100,7 @@ const envSchema = z.object({
       .optional(),
   ),
   PARALLEL_LLM_MODELS: modelList,
-  PARALLEL_LLM_SYNTHESIZER_MODEL: z.preprocess(blankToUndefined, z.string().trim().optional()),
+  PARALLEL_LLM_SYNTHESIZER_MODEL: modelList,
   PARALLEL_LLM_MAX_CONCURRENCY: integer(1),
   PARALLEL_LLM_TIMEOUT_MS: duration(),
   PARALLEL_LLM_IDLE_TIMEOUT_MS: duration(),
@@ -150,7 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKey: e.OPENROUTER_API_KEY,
     baseUrl: e.OPENROUTER_BASE_URL ?? DEFAULT_BASE_URL,
     models: e.PARALLEL_LLM_MODELS ?? [...DEFAULT_MODELS],
-    synthesizerModel: e.PARALLEL_LLM_SYNTHESIZER_MODEL || DEFAULT_SYNTHESIZER,
+    synthesizerModels: e.PARALLEL_LLM_SYNTHESIZER_MODEL ?? [...DEFAULT_SYNTHESIZERS],
     maxConcurrency: e.PARALLEL_LLM_MAX_CONCURRENCY ?? 5,
     timeoutMs,
     idleTimeoutMs: e.PARALLEL_LLM_IDLE_TIMEOUT_MS ?? Math.min(90_000, timeoutMs),

@@ -58,7 +58,7 @@ async function serve(config: Config): Promise<void> {
     await client.close();
   }, logger);
   await server.connect(new StdioServerTransport());
-  logger.info({ models: config.models, synthesizer: config.synthesizerModel, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
+  logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
 }
 
 main(process.argv.slice(2)).then(

@@ -54,7 +54,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
     async (args, extra): Promise<CallToolResult> => {
       const budget = config.budgetMs === undefined ? budgetForClient(server.server.getClientVersion()?.name) : { budgetMs: config.budgetMs, source: 'PARALLEL_LLM_BUDGET_MS' };
       const models = args.models ?? config.models;
-      const synthesizerModel = args.synthesizer_model ?? config.synthesizerModel;
+      const synthesizerModel = args.synthesizer_model ?? config.synthesizerModels[0]!;
       // The call's own signal: cancelled by the client while the call runs, never after,
       // so that cut-off candidates run on once the result is sent.
       const call = new AbortController();

@@ -31,7 +31,7 @@ describe('loadConfig: defaults', () => {
   });
 
   it('synthesizes with google/gemini-2.5-pro at temperature 0.7', () => {
-    expect(config.synthesizerModel).toBe('google/gemini-2.5-pro');
+    expect(config.synthesizerModels).toEqual(['google/gemini-2.5-pro']);
     expect(config.temperature).toBe(0.7);
   });
 
@@ -151,7 +151,11 @@ describe('loadConfig: accepted values', () => {
   });
 
   it('trims the synthesizer model id', () => {
-    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: '  openai/gpt-5 ' })).synthesizerModel).toBe('openai/gpt-5');
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: '  openai/gpt-5 ' })).synthesizerModels).toEqual(['openai/gpt-5']);
+  });
+
+  it('reads a comma-separated synthesizer list, in order', () => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/x, openai/y,,' })).synthesizerModels).toEqual(['google/x', 'openai/y']);
   });
 });
 

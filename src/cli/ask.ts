@@ -28,7 +28,7 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
   process.once('SIGINT', () => controller.abort());
   // No client is waiting at a terminal: by default the budget lets every model finish.
   const budgetMs = config.budgetMs ?? Math.min(2 * config.timeoutMs + 10_000, 2_147_483_647);
-  const board = createBoard(config.models, config.synthesizerModel, process.stderr);
+  const board = createBoard(config.models, config.synthesizerModels[0]!, process.stderr);
   try {
     const report = await runPrompt(
       {
@@ -42,11 +42,11 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
       {
         prompt,
         models: config.models,
-        synthesizerModel: config.synthesizerModel,
+        synthesizerModel: config.synthesizerModels[0]!,
         temperature: config.temperature,
         maxTokens: config.maxTokens,
         budgetMs,
-        synthesisReserveMs: new SynthesisReserve().reserveMs(config.synthesizerModel, budgetMs),
+        synthesisReserveMs: new SynthesisReserve().reserveMs(config.synthesizerModels[0]!, budgetMs),
       },
       { signal: controller.signal, onEvent: (event) => board.onEvent(event) },
     );

@@ -50,7 +50,7 @@ async function checkKey(client: OpenRouterClient): Promise<Check> {
 }
 
 async function checkModels(client: OpenRouterClient, config: Config): Promise<Check[]> {
-  const wanted = [...new Set([...config.models, config.synthesizerModel])];
+  const wanted = [...new Set([...config.models, ...config.synthesizerModels])];
   let known: Set<string>;
   try {
     known = await client.modelIds();
@@ -58,7 +58,7 @@ async function checkModels(client: OpenRouterClient, config: Config): Promise<Ch
     return [{ ok: false, what: `could not list models at ${client.baseUrl}/models: ${(caught as Error).message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
   }
   return wanted.map((model) => {
-    const role = model === config.synthesizerModel ? 'synthesizer' : 'candidate';
+    const role = config.synthesizerModels.includes(model) ? 'synthesizer' : 'candidate';
     if (known.has(model)) return { ok: true, what: `${role} model ${model} exists` };
     const suggestions = similar(model, known);
     const variable = role === 'synthesizer' ? 'PARALLEL_LLM_SYNTHESIZER_MODEL' : 'PARALLEL_LLM_MODELS';
