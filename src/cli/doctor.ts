@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { fetchKeyInfo, fetchModelIds } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { RunStore, writeFileAtomic } from '../run-store.js';
 
@@ -33,7 +34,7 @@ export async function runDoctor(config: Config): Promise<number> {
 
 async function checkKey(client: OpenRouterClient): Promise<Check> {
   try {
-    const key = await client.keyInfo();
+    const key = await fetchKeyInfo(client);
     const remaining = key.limit_remaining == null ? 'no credit limit on the key' : `$${key.limit_remaining.toFixed(2)} left on the key`;
     return { ok: true, what: `OPENROUTER_API_KEY accepted${key.label ? ` ("${key.label}")` : ''}: ${remaining}` };
   } catch (caught) {
@@ -53,7 +54,7 @@ async function checkModels(client: OpenRouterClient, config: Config): Promise<Ch
   const wanted = [...new Set([...config.models, ...config.synthesizerModels])];
   let known: Set<string>;
   try {
-    known = await client.modelIds();
+    known = await fetchModelIds(client);
   } catch (caught) {
     return [{ ok: false, what: `could not list models at ${client.baseUrl}/models: ${(caught as Error).message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
   }

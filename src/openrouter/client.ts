@@ -6,16 +6,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { UpstreamError, httpError } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
-import {
-  completionBodySchema,
-  errorBodySchema,
-  keyInfoSchema,
-  modelListSchema,
-  type CompletionBody,
-  type ErrorObject,
-  type KeyInfo,
-  type UsageBody,
-} from './schemas.js';
+import { completionBodySchema, errorBodySchema, type CompletionBody, type ErrorObject, type UsageBody } from './schemas.js';
 import { sseData } from './sse.js';
 
 export interface ChatRequest {
@@ -159,17 +150,6 @@ export class OpenRouterClient {
     }
   }
 
-  /** OpenRouter's description of the key (GET /key), for `doctor`. */
-  async keyInfo(signal?: AbortSignal): Promise<KeyInfo> {
-    return (await this.getJson('/key', keyInfoSchema, signal)).data;
-  }
-
-  /** Every model id the API offers (GET /models), for `doctor`. */
-  async modelIds(signal?: AbortSignal): Promise<Set<string>> {
-    const { data } = await this.getJson('/models', modelListSchema, signal);
-    return new Set(data.flatMap((model) => [model.id, model.canonical_slug ?? model.id]));
-  }
-
   async close(): Promise<void> {
     if (!this.http) return;
     const { agent } = await this.http;
@@ -212,7 +192,8 @@ export class OpenRouterClient {
     });
   }
 
-  private async getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
+  /** GET `path` under the base URL as JSON of the given shape (for `doctor`'s endpoints). Throws UpstreamError. */
+  async getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
     const limitMs = Math.min(this.options.timeoutMs, 30_000);
     const deadline = { at: Date.now() + limitMs, limitMs };
     const { agent, request } = await this.pool();
