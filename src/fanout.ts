@@ -1,3 +1,4 @@
+import { monotonicNow } from './clock.js';
 import { UpstreamError } from './errors.js';
 import type { Limiter } from './limiter.js';
 import { err, ok, type Result } from './result.js';
@@ -28,17 +29,17 @@ export function fanOut<T>(
 ): Array<Promise<Settled<T>>> {
   const { limiter, signal, onSettled } = options;
   return models.map(async (model, index) => {
-    let started = Date.now();
+    let started = monotonicNow();
     const result = await limiter
       .run(
         () => {
-          started = Date.now();
+          started = monotonicNow();
           return call(model, signal);
         },
         { signal },
       )
       .then((value) => ok(value), (caught: unknown) => err(asUpstreamError(caught, signal)));
-    const settled = { index, model, result, ms: Date.now() - started };
+    const settled = { index, model, result, ms: Math.round(monotonicNow() - started) };
     onSettled?.(settled);
     return settled;
   });

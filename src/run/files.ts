@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { fileSafe, type RunFolder } from '../run-store.js';
+import type { RunRecord } from './record.js';
+
+/**
+ * A run's files: answers as they arrive, final.md, and the journal (run.json). The folder is
+ * made while the models are asked, since nothing needs it before the first answer. A file that
+ * cannot be written costs the run nothing but a warning: the answer still reaches the user.
+ */
+export class RunFiles {
+  /** Where the folder is, known before it exists; undefined once it could not be made. */
+  dir: string | undefined;
+
+  constructor(
+    dir: string,
+    private readonly folder: Promise<RunFolder | undefined>,
+    private readonly warn: (message: string) => void,
+    private readonly log: Logger,
+  ) {
+    this.dir = dir;
+    void folder.then((made) => {
+      if (!made) this.dir = undefined;
+    });
+  }
+
+  /** Saves `text` as `name`; resolves to the name once it is on disk, or undefined (with a warning) when it could not be. */
+  async save(name: string, text: string): Promise<string | undefined> {
+    const folder = await this.folder;
+    if (!folder) return undefined;
+    try {
+      await folder.write(name, text);
+      return name;
+    } catch (error) {
+      const message = `could not save ${name}: ${(error as Error).message}`;
+      this.warn(message);
+      this.log.error({ err: error }, message);
+      return undefined;
+    }
+  }
+
+  /** Rewrites run.json; each rewrite replaces the last whole, so a crash leaves the latest step that completed. */
+  async saveRecord(record: RunRecord): Promise<void> {
+    await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`);
+  }
+}
+
+/** The file a candidate's answer (or, with another suffix, its reasoning) is saved as. */
+export const candidateFile = (candidate: { index: number; model: string }, suffix = '.md') =>
+  `candidate-${candidate.index}_${fileSafe(candidate.model)}${suffix}`;

@@ -1,0 +1,47 @@
+import type { RunRecord } from './record.js';
+import type { Run, RunView } from './run.js';
+
+/**
+ * A run as the faces see it, whether this process runs it or it lives only on disk (another
+ * process's run, or one from before a restart): its state, a way to wait for the next step,
+ * and its texts for a result.
+ */
+export interface RunHandle {
+  readonly id: string;
+  /** The record as it stands (a run on disk re-reads its journal). */
+  current(): Promise<Readonly<RunRecord>>;
+  /** Resolves at the run's next step, or after `ms`, whichever comes first. */
+  nextChange(ms: number): Promise<void>;
+  /** The record and the texts a result shows, each at most `maxChars` long. */
+  view(maxChars: number): Promise<RunView>;
+  /** A user's stop. False when this process cannot stop the run (another process runs it). */
+  cancel(reason: string): boolean;
+}
+
+/** A run of this process. */
+export class LiveHandle implements RunHandle {
+  constructor(readonly run: Run) {}
+
+  get id(): string {
+    return this.run.id;
+  }
+
+  async current(): Promise<Readonly<RunRecord>> {
+    return this.run.view().record;
+  }
+
+  nextChange(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    return Promise.race([this.run.nextChange(), elapsed]).finally(() => clearTimeout(timer));
+  }
+
+  async view(): Promise<RunView> {
+    return this.run.view();
+  }
+
+  cancel(reason: string): boolean {
+    this.run.cancel(reason);
+    return true;
+  }
+}

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Owner, RunRecord } from './record.js';
+
+/** A process on another host (a shared folder) is taken for gone after this long without a journal entry. */
+const REMOTE_STALE_MS = 60 * 60 * 1000;
+
+/** The owners made in this process: alive as long as it is. */
+const ours = new Set<string>();
+
+/** An owner for runs of this process, as run records name it. */
+export function currentOwner(): Owner {
+  const instance = randomBytes(6).toString('hex');
+  ours.add(instance);
+  return { pid: process.pid, host: os.hostname(), instance };
+}
+
+/**
+ * Whether the process that owns a running record is still there. On this host the pid tells;
+ * a process on another host cannot be asked, so there only a long silence means it is gone.
+ */
+export function ownerAlive(record: Pick<RunRecord, 'owner' | 'updated_at'>, self: Owner, now = Date.now()): boolean {
+  const { owner } = record;
+  if (ours.has(owner.instance)) return true;
+  if (owner.host !== self.host) return now - Date.parse(record.updated_at) < REMOTE_STALE_MS;
+  // Our own pid under another instance is a previous life of this pid (pid 1 in a container).
+  if (owner.pid === self.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists, but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,279 @@
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import { monotonicNow } from '../clock.js';
+import type { Completion, TokenUsage } from '../openrouter/client.js';
+import { candidateFile, type RunFiles } from './files.js';
+import type { CandidateRecord, ModelError, Owner, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
+import type { RunRequest } from './request.js';
+import { sumUsage } from './usage.js';
+
+/** What a face (tool, task, resource, `ask`) reads of a run: the record and the texts it needs. */
+export interface RunView {
+  record: Readonly<RunRecord>;
+  /** The synthesized answer, once there is one. */
+  answer: string | undefined;
+  /** Candidates' answers, by 0-based index, while they may be shown (until a synthesis exists). */
+  answers: ReadonlyMap<number, string>;
+  /** The run folder, when the run is saved. */
+  dir: string | undefined;
+}
+
+export interface NewRun {
+  id: string;
+  key: string;
+  request: RunRequest;
+  owner: Owner;
+  files: RunFiles | undefined;
+  /** A run taken over after an interruption: its record and the answers saved on disk. */
+  resumed?: { record: RunRecord; answers: Map<number, string> };
+}
+
+/**
+ * One run: the owner of its state, its journal and its waiters. It goes on until every
+ * candidate has answered or failed and the synthesis is done, whatever happens to the calls
+ * that wait on it; only `cancel` (a user's stop) or `interrupt` (shutdown) ends it early.
+ * The orchestration that drives it is in orchestrate.ts.
+ */
+export class Run {
+  readonly id: string;
+  readonly key: string;
+  readonly request: RunRequest;
+  private readonly record: RunRecord;
+  private readonly answers: Map<number, string>;
+  private answer: string | undefined;
+  private readonly files: RunFiles | undefined;
+  private readonly stopper = new AbortController();
+  private readonly startedAt = monotonicNow();
+  private wake!: () => void;
+  private change!: Promise<void>;
+  /** Settles when the run has finished and its record is saved. */
+  readonly settled: Promise<void>;
+  private finished!: () => void;
+
+  constructor(init: NewRun) {
+    this.id = init.id;
+    this.key = init.key;
+    this.request = init.request;
+    this.files = init.files;
+    this.answers = init.resumed?.answers ?? new Map();
+    this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner) : freshRecord(init);
+    // Every upstream request of the run listens to this signal: no listener cap.
+    setMaxListeners(0, this.stopper.signal);
+    this.settled = new Promise((resolve) => (this.finished = resolve));
+    this.armChange();
+  }
+
+  get signal(): AbortSignal {
+    return this.stopper.signal;
+  }
+
+  get status(): RunStatus {
+    return this.record.status;
+  }
+
+  view(): RunView {
+    return { record: this.record, answer: this.answer, answers: this.answers, dir: this.files?.dir };
+  }
+
+  /** Resolves at the next change of the run's state. */
+  nextChange(): Promise<void> {
+    return this.change;
+  }
+
+  /** A user's stop: every upstream request of the run is aborted, and nothing more is billed. */
+  cancel(reason: string): void {
+    if (this.record.status === 'running') this.stopper.abort(new RunStopped('cancelled', reason));
+  }
+
+  /** Shutdown: stop, and leave the run for a later process to resume. */
+  interrupt(): void {
+    if (this.record.status === 'running') this.stopper.abort(new RunStopped('interrupted', 'the server is shutting down'));
+  }
+
+  stopped(): RunStopped | undefined {
+    return this.stopper.signal.aborted ? (this.stopper.signal.reason as RunStopped) : undefined;
+  }
+
+  /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
+  waitingCandidates(): number[] {
+    return this.record.candidates.filter((candidate) => candidate.status !== 'answered').map((candidate) => candidate.index - 1);
+  }
+
+  answeredCandidates(): Array<{ index: number; model: string; content: string; file?: string }> {
+    return this.record.candidates.flatMap((candidate) => {
+      const content = this.answers.get(candidate.index - 1);
+      if (candidate.status !== 'answered' || content === undefined) return [];
+      return [{ index: candidate.index - 1, model: candidate.model, content, file: candidate.file && this.path(candidate.file) }];
+    });
+  }
+
+  /** A candidate answered: its answer is kept for synthesis and saved, then the journal notes the file. */
+  answered(index: number, completion: Completion, ms: number): void {
+    const candidate = this.record.candidates[index]!;
+    this.answers.set(index, completion.content);
+    this.record.candidates[index] = {
+      index: candidate.index,
+      model: candidate.model,
+      status: 'answered',
+      ms,
+      attempts: completion.attempts,
+      chars: completion.content.length,
+      ...(completion.truncated ? { truncated: true } : {}),
+      ...(completion.usage ? { usage: completion.usage } : {}),
+    };
+    this.saveThenNote(candidateFile(candidate, '.md'), completion.content, (file) => {
+      const current = this.record.candidates[index];
+      if (current?.status === 'answered') current.file = file;
+    });
+    this.saveReasoning(index, completion.reasoning);
+    this.changed();
+  }
+
+  failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): void {
+    const candidate = this.record.candidates[index]!;
+    this.record.candidates[index] = { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
+    this.saveReasoning(index, reasoning);
+    this.changed();
+  }
+
+  synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
+    Object.assign(this.record.synthesis, { status: 'running', model, prompt_chars: promptChars, trimmed });
+    this.changed();
+  }
+
+  synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion): void {
+    const synthesis = this.record.synthesis;
+    synthesis.attempts.push(attempt);
+    if (attempt.status === 'answered' && completion) {
+      this.answer = completion.content;
+      synthesis.status = 'answered';
+      this.saveThenNote('final.md', completion.content, (file) => (synthesis.file = file));
+      if (completion.reasoning) this.saveThenNote('synthesis.reasoning.md', completion.reasoning, () => undefined);
+    }
+    this.changed();
+  }
+
+  /** Synthesis will not run: nothing to synthesize, or the run was stopped. */
+  synthesisSkipped(reason: string): void {
+    Object.assign(this.record.synthesis, { status: 'skipped', reason });
+    delete this.record.synthesis.model;
+  }
+
+  /**
+   * The end: the status, the totals, and a last journal entry. Waiters wake once the answer
+   * files are written, without waiting for the journal, which follows at once.
+   */
+  async finish(status: RunStatus): Promise<void> {
+    await this.fileSaves;
+    const { record } = this;
+    if (status === 'candidates_only') record.synthesis.status = 'failed';
+    record.status = status;
+    record.finished_at = new Date().toISOString();
+    record.elapsed_ms = Math.round(monotonicNow() - this.startedAt);
+    // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
+    if (this.answer !== undefined) this.answers.clear();
+    this.changed();
+    await this.saveRecord();
+    this.finished();
+  }
+
+  warn(message: string): void {
+    if (!this.record.warnings.includes(message)) this.record.warnings.push(message);
+  }
+
+  totals(): TokenUsage {
+    const candidates = this.record.candidates.map((candidate) => (candidate.status === 'answered' ? candidate.usage : undefined));
+    const synthesis = this.record.synthesis.attempts.map((attempt) => (attempt.status === 'answered' ? attempt.usage : undefined));
+    return sumUsage([...candidates, ...synthesis]);
+  }
+
+  /** Answer files being written: the run is not over until they are on disk. */
+  private fileSaves: Promise<unknown> = Promise.resolve();
+
+  /** Writes a file, then records its name and rewrites the journal, so the journal never names a file that is not there. */
+  private saveThenNote(name: string, text: string, note: (file: string) => void): void {
+    if (!this.files) return;
+    const saving = this.files.save(name, text).then((file) => {
+      if (file) note(file);
+      void this.saveRecord();
+    });
+    this.fileSaves = Promise.all([this.fileSaves, saving]);
+  }
+
+  private saveReasoning(index: number, reasoning: string | undefined): void {
+    const candidate = this.record.candidates[index]!;
+    if (!reasoning) return;
+    this.saveThenNote(candidateFile(candidate, '.reasoning.md'), reasoning, (file) => {
+      const current = this.record.candidates[index];
+      if (current) current.reasoning_file = file;
+    });
+  }
+
+  private saveRecord(): Promise<void> {
+    this.record.updated_at = new Date().toISOString();
+    this.record.totals = this.totals();
+    return this.files?.saveRecord(this.record) ?? Promise.resolve();
+  }
+
+  private path(file: string): string | undefined {
+    return this.files?.dir && path.join(this.files.dir, file);
+  }
+
+  /** Every step is journaled and wakes whoever waits on the run. */
+  private changed(): void {
+    void this.saveRecord();
+    this.wake();
+    this.armChange();
+  }
+
+  private armChange(): void {
+    this.change = new Promise((resolve) => (this.wake = resolve));
+  }
+}
+
+/** Why a run stopped early: its status, and the reason in words. */
+export class RunStopped extends Error {
+  constructor(
+    readonly status: 'cancelled' | 'interrupted',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function freshRecord(init: NewRun): RunRecord {
+  const now = new Date().toISOString();
+  const { request } = init;
+  return {
+    format: 1,
+    run_id: init.id,
+    request_key: init.key,
+    status: 'running',
+    owner: init.owner,
+    started_at: now,
+    updated_at: now,
+    resumes: 0,
+    settings: { models: request.models, synthesizer_models: request.synthesizers, temperature: request.temperature, max_tokens: request.maxTokens },
+    prompt: request.prompt,
+    candidates: request.models.map((model, i): CandidateRecord => ({ index: i + 1, model, status: 'waiting' })),
+    synthesis: { status: 'waiting', attempts: [] },
+    totals: {},
+    warnings: [],
+  };
+}
+
+/** A record taken over from an interrupted process: answered candidates stay, the rest wait again. */
+function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
+  return {
+    ...previous,
+    status: 'running',
+    owner,
+    resumes: previous.resumes + 1,
+    candidates: previous.candidates.map((candidate) =>
+      candidate.status === 'answered' ? candidate : { index: candidate.index, model: candidate.model, status: 'waiting' },
+    ),
+    synthesis: { status: 'waiting', attempts: [] },
+    finished_at: undefined,
+    elapsed_ms: undefined,
+  };
+}

@@ -1,0 +1,190 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { isRunId, type RunFolder, type RunStore } from '../run-store.js';
+import { RunFiles } from './files.js';
+import { LiveHandle, type RunHandle } from './handle.js';
+import { execute, type RunDeps } from './orchestrate.js';
+import { currentOwner } from './owner.js';
+import { FINISHED, type Owner, type RunRecord } from './record.js';
+import { requestKey, type RunRequest } from './request.js';
+import { Run } from './run.js';
+import { StoredRun } from './stored.js';
+
+/** The same request within this long of its run's end returns that run instead of paying again. */
+export const REUSE_MS = 10 * 60 * 1000;
+/** An interrupted run older than this is asked anew rather than resumed. */
+const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
+/** The longest answer a resumed run reads back from disk for its synthesis. */
+const MAX_RESUMED_ANSWER_CHARS = 16 * 1024 * 1024;
+
+export interface RunsOptions {
+  deps: RunDeps;
+  /** Undefined when saving is off: runs then live in this process only. */
+  store: RunStore | undefined;
+  /** The upstream base URL: the same prompt sent elsewhere is another request. */
+  upstream: string;
+  logger: Logger;
+  owner?: Owner;
+  reuseMs?: number;
+}
+
+/** How a request met its run: a new one, one already there, or an interrupted one taken over. */
+export type Joined = 'new' | 'attached' | 'resumed';
+
+/**
+ * Every run this process knows: it starts runs, finds them by id (its own, or on disk from
+ * other processes and earlier lives), returns the same run for the same request rather than
+ * billing twice, and resumes interrupted ones.
+ */
+export class Runs {
+  readonly owner: Owner;
+  private readonly live = new Map<string, Run>();
+  private readonly latestByKey = new Map<string, string>();
+  private readonly reuseMs: number;
+  private readonly startListeners = new Set<() => void>();
+
+  constructor(private readonly options: RunsOptions) {
+    this.owner = options.owner ?? currentOwner();
+    this.reuseMs = options.reuseMs ?? REUSE_MS;
+  }
+
+  async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
+    const key = requestKey(request, this.options.upstream);
+    if (!fresh) {
+      const existing = await this.existing(key);
+      if (existing) return existing;
+    }
+    return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
+  }
+
+  /** A run by id: undefined for an id that is not one of ours, or a run that is not there. */
+  async find(id: string): Promise<RunHandle | undefined> {
+    if (!isRunId(id)) return undefined;
+    const run = this.live.get(id);
+    if (run) return new LiveHandle(run);
+    return this.options.store && StoredRun.open(this.options.store, id, this.owner);
+  }
+
+  /** The newest runs, this process's and those on disk, newest first. */
+  async recent(limit: number): Promise<RunRecord[]> {
+    const ids = new Set([...this.live.keys(), ...((await this.options.store?.listRuns(limit).catch(() => [])) ?? [])]);
+    const records = await Promise.all([...ids].map(async (id) => (await this.find(id))?.current()));
+    return records
+      .filter((record): record is RunRecord => record !== undefined)
+      .sort((a, b) => b.run_id.localeCompare(a.run_id))
+      .slice(0, limit);
+  }
+
+  onStart(listener: () => void): void {
+    this.startListeners.add(listener);
+  }
+
+  /** Shutdown: every running run stops and is journaled as interrupted, for a later process to resume. */
+  async interruptAll(): Promise<void> {
+    for (const run of this.live.values()) run.interrupt();
+    await this.idle();
+  }
+
+  /** Settles when every run of this process has finished and written its journal. */
+  async idle(): Promise<void> {
+    let count: number;
+    do {
+      count = this.live.size;
+      await Promise.all([...this.live.values()].map((run) => run.settled));
+    } while (this.live.size > count);
+  }
+
+  /** The run this request already has: running, recently finished, or interrupted and now resumed. */
+  private async existing(key: string): Promise<{ handle: RunHandle; joined: Joined } | undefined> {
+    const liveId = this.latestByKey.get(key);
+    const run = liveId ? this.live.get(liveId) : undefined;
+    if (run && this.reusable(run.view().record)) return { handle: new LiveHandle(run), joined: 'attached' };
+    const storedId = await this.options.store?.readIndex(key).catch(() => undefined);
+    if (!storedId || storedId === liveId) return undefined;
+    const stored = await this.find(storedId.trim());
+    const record = await stored?.current();
+    if (!stored || !record || record.request_key !== key) return undefined;
+    if (this.reusable(record)) return { handle: stored, joined: 'attached' };
+    if (record.status === 'interrupted' && stored instanceof StoredRun && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) {
+      return this.resume(stored, record);
+    }
+    return undefined;
+  }
+
+  private reusable(record: Readonly<RunRecord>): boolean {
+    if (record.status === 'running') return true;
+    if (!FINISHED.has(record.status) || record.status === 'failed' || record.status === 'cancelled') return false;
+    return Date.now() - Date.parse(record.finished_at ?? record.updated_at) < this.reuseMs;
+  }
+
+  /**
+   * Takes over an interrupted run: only the models with no saved answer are asked again. Of
+   * two processes resuming it at once, the one that makes the claim file first does it; the
+   * other waits on it like any other process's run.
+   */
+  private async resume(stored: StoredRun, record: Readonly<RunRecord>): Promise<{ handle: RunHandle; joined: Joined }> {
+    const claimed = await stored.folder.createExclusive(`resume-${record.resumes + 1}.claim`, `${JSON.stringify(this.owner)}\n`).catch(() => false);
+    if (!claimed) return { handle: stored, joined: 'attached' };
+    const view = await stored.view(MAX_RESUMED_ANSWER_CHARS);
+    const request = requestOf(view.record);
+    const run = this.newRun(request, record.request_key, {
+      id: record.run_id,
+      folder: Promise.resolve(stored.folder),
+      resumed: { record: view.record, answers: new Map(view.answers) },
+    });
+    this.options.logger.info({ run: run.id, waiting: run.waitingCandidates().length }, 'resuming an interrupted run');
+    return { handle: new LiveHandle(this.launch(run)), joined: 'resumed' };
+  }
+
+  private newRun(
+    request: RunRequest,
+    key: string,
+    existing?: { id: string; folder: Promise<RunFolder>; resumed: { record: RunRecord; answers: Map<number, string> } },
+  ): Run {
+    const { store, logger } = this.options;
+    const id = existing?.id ?? store?.newRunId() ?? newRunId();
+    let run: Run | undefined;
+    const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, (message) => run?.warn(message)), (message) => run?.warn(message), logger);
+    run = new Run({ id, key, request, owner: this.owner, files, resumed: existing?.resumed });
+    return run;
+  }
+
+  private makeFolder(store: RunStore, id: string, warn: (message: string) => void): Promise<RunFolder | undefined> {
+    return store.createRun(id).catch((error: unknown) => {
+      const message = `could not create a run folder in ${store.rootDir}: ${(error as Error).message}; answers are not saved`;
+      warn(message);
+      this.options.logger.error({ err: error }, message);
+      return undefined;
+    });
+  }
+
+  /** Starts the run, remembers it for its request, and forgets it a while after it ends (its folder stays). */
+  private launch(run: Run): Run {
+    this.live.set(run.id, run);
+    this.latestByKey.set(run.key, run.id);
+    void this.options.store?.writeIndex(run.key, run.id).catch(() => undefined);
+    void execute(run, this.options.deps).catch((error: unknown) => {
+      this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
+    });
+    void run.settled.then(() => {
+      setTimeout(() => this.forget(run), this.reuseMs).unref();
+    });
+    for (const listener of this.startListeners) listener();
+    return run;
+  }
+
+  private forget(run: Run): void {
+    this.live.delete(run.id);
+    if (this.latestByKey.get(run.key) === run.id) this.latestByKey.delete(run.key);
+  }
+}
+
+function requestOf(record: Readonly<RunRecord>): RunRequest {
+  const { settings } = record;
+  return { prompt: record.prompt, models: settings.models, synthesizers: settings.synthesizer_models, temperature: settings.temperature, maxTokens: settings.max_tokens };
+}
+
+/** The id of a run that is not saved: the same shape as a run folder's name. */
+function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/:/g, '-')}_${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
+}
