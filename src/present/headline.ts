@@ -1,0 +1,45 @@
+import type { CandidateRecord, RunRecord } from '../run/record.js';
+import { briefError, count } from './words.js';
+
+/**
+ * The one plain line a result begins with: what the user got and what is missing, in words a
+ * person (and the calling model) can act on.
+ */
+export function headline(record: Readonly<RunRecord>): string {
+  const { candidates, synthesis } = record;
+  const answered = candidates.filter((candidate) => candidate.status === 'answered');
+  const waiting = candidates.filter((candidate) => candidate.status === 'waiting');
+  const failures = describeFailures(candidates);
+  const tally = `${answered.length} of ${count(candidates.length, 'model')} answered`;
+  switch (record.status) {
+    case 'complete':
+      return `${candidates.length === 1 ? 'The model' : `All ${candidates.length} models`} answered; synthesized by ${synthesis.model}.`;
+    case 'partial':
+      return `${tally}; ${failures}. Synthesized by ${synthesis.model}.`;
+    case 'running':
+      return `Still running: ${progress(record, tally, waiting)}. Call get_run with run_id "${record.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`;
+    case 'candidates_only':
+      return `${tally}${failures ? `; ${failures}` : ''}, but no synthesis: ${synthesisFailures(record)}. The candidates' answers follow.`;
+    case 'failed':
+      return `No model answered: ${failures}.`;
+    case 'cancelled':
+      return `Cancelled: every upstream request was stopped; ${answered.length} of ${count(candidates.length, 'answer')} had arrived${answered.length ? ' and follow' : ''}.`;
+    case 'interrupted':
+      return `Interrupted: the server stopped during this run, with ${answered.length} of ${count(candidates.length, 'answer')} saved. Call process_prompt again with the same input to resume it: only the ${count(candidates.length - answered.length, 'model')} without an answer will be asked.`;
+  }
+}
+
+function progress(record: Readonly<RunRecord>, tally: string, waiting: CandidateRecord[]): string {
+  if (record.synthesis.status === 'running') return `${tally}, and ${record.synthesis.model} is synthesizing`;
+  if (waiting.length === 0) return `${tally}; synthesis is about to start`;
+  return `${tally} so far; waiting for ${waiting.map((candidate) => candidate.model).join(', ')}`;
+}
+
+function describeFailures(candidates: CandidateRecord[]): string {
+  return candidates.flatMap((candidate) => (candidate.status === 'failed' ? [`${candidate.model} failed: ${briefError(candidate.error)}`] : [])).join('; ');
+}
+
+function synthesisFailures(record: Readonly<RunRecord>): string {
+  const failed = record.synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${briefError(attempt.error)}`] : []));
+  return failed.length > 0 ? failed.join('; ') : (record.synthesis.reason ?? 'it did not run');
+}

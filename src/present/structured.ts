@@ -1,0 +1,105 @@
+import type { StructuredResult } from '../mcp/output-schema.js';
+import type { TokenUsage } from '../openrouter/client.js';
+import type { CandidateRecord, ModelError, RunRecord, SynthesisAttempt } from '../run/record.js';
+import type { Joined } from '../run/runs.js';
+import type { RunView } from '../run/run.js';
+import { headline } from './headline.js';
+import type { Shown } from './shown.js';
+import { inFolder } from './text.js';
+
+export interface StructuredOptions {
+  /** False: the answers are left to the text content, for clients that read only that. */
+  withAnswers: boolean;
+  answersIn: StructuredResult['answers_in'];
+  joined: Joined | undefined;
+  budgetMs: number | undefined;
+}
+
+/** The result as fields: the same facts as the text, for programs and for clients that read only these. */
+export function structuredResult(view: RunView, shown: Shown, options: StructuredOptions): StructuredResult {
+  const { record, dir } = view;
+  const running = record.status === 'running';
+  return {
+    run_id: record.run_id,
+    status: record.status,
+    summary: headline(record),
+    next_step: nextStep(record),
+    answer: options.withAnswers ? (shown.answer?.text ?? null) : null,
+    answer_chars: shown.answer?.chars ?? null,
+    answer_cut: shown.answer?.cut ?? false,
+    answers_in: options.answersIn,
+    run_folder: dir ?? null,
+    joined: options.joined ?? null,
+    models: record.candidates.map((candidate, i) => modelFields(candidate, running, dir, options.withAnswers ? shown.candidates.get(i)?.text : undefined)),
+    synthesizer: {
+      status: record.synthesis.status,
+      model: record.synthesis.model ?? null,
+      attempts: record.synthesis.attempts.map(attemptFields),
+      reason: record.synthesis.reason ?? null,
+      prompt_chars: record.synthesis.prompt_chars ?? null,
+      trimmed: record.synthesis.trimmed ?? [],
+      file: inFolder(dir, record.synthesis.file),
+    },
+    still_running: running ? record.candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model) : [],
+    totals: usageFields(record.totals),
+    warnings: record.warnings,
+    budget_ms: options.budgetMs ?? null,
+    elapsed_ms: record.elapsed_ms ?? null,
+  };
+}
+
+function nextStep(record: Readonly<RunRecord>): string | null {
+  if (record.status === 'running') return `Call get_run with run_id "${record.run_id}" to wait for the synthesis.`;
+  if (record.status === 'interrupted') return 'Call process_prompt again with the same input to resume the run.';
+  return null;
+}
+
+function modelFields(candidate: CandidateRecord, running: boolean, dir: string | undefined, answer: string | undefined): StructuredResult['models'][number] {
+  const answered = candidate.status === 'answered' ? candidate : undefined;
+  const failed = candidate.status === 'failed' ? candidate : undefined;
+  return {
+    index: candidate.index,
+    model: candidate.model,
+    status: candidate.status === 'waiting' ? (running ? 'running' : 'interrupted') : candidate.status,
+    ms: answered?.ms ?? failed?.ms ?? null,
+    attempts: answered?.attempts ?? null,
+    truncated: answered?.truncated ?? false,
+    usage: answered?.usage ? usageFields(answered.usage) : null,
+    error: failed ? errorFields(failed.error) : null,
+    file: inFolder(dir, answered?.file),
+    reasoning_file: inFolder(dir, candidate.reasoning_file),
+    chars: answered?.chars ?? null,
+    answer: answer ?? null,
+  };
+}
+
+function attemptFields(attempt: SynthesisAttempt): StructuredResult['synthesizer']['attempts'][number] {
+  return {
+    model: attempt.model,
+    status: attempt.status,
+    ms: attempt.ms ?? null,
+    usage: attempt.status === 'answered' && attempt.usage ? usageFields(attempt.usage) : null,
+    error: attempt.status === 'failed' ? errorFields(attempt.error) : null,
+  };
+}
+
+function usageFields(usage: TokenUsage): StructuredResult['totals'] {
+  return {
+    prompt_tokens: usage.prompt_tokens ?? null,
+    completion_tokens: usage.completion_tokens ?? null,
+    reasoning_tokens: usage.reasoning_tokens ?? null,
+    total_tokens: usage.total_tokens ?? null,
+    cost: usage.cost ?? null,
+  };
+}
+
+function errorFields(error: ModelError): NonNullable<StructuredResult['models'][number]['error']> {
+  return {
+    kind: error.kind,
+    message: error.message,
+    status: error.status ?? null,
+    code: error.code ?? null,
+    retry_after_ms: error.retry_after_ms ?? null,
+    advice: error.advice ?? null,
+  };
+}

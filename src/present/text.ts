@@ -1,0 +1,67 @@
+import path from 'node:path';
+import type { CandidateRecord, RunRecord } from '../run/record.js';
+import type { RunView } from '../run/run.js';
+import { headline } from './headline.js';
+import type { Shown } from './shown.js';
+import { costLine, count, describeError, seconds } from './words.js';
+
+/**
+ * The text of a result: the first line says what the user got, then the answer (or what
+ * stands in for it), then a short account of every model, the cost and where it is saved.
+ * `withAnswers: false` leaves the answers out, for clients that read them elsewhere.
+ */
+export function resultText(view: RunView, shown: Shown, withAnswers: boolean): string {
+  const body = withAnswers ? answersText(view.record, shown) : '';
+  return [headline(view.record), body, `---\n${footer(view)}`].filter(Boolean).join('\n\n');
+}
+
+/** The answer, or what stands in for it: the candidates' answers, or why there are none. */
+export function answersText(record: Readonly<RunRecord>, shown: Shown): string {
+  if (shown.answer) return shown.answer.text;
+  if (record.status === 'failed') return failures(record.candidates);
+  return [...shown.candidates.entries()]
+    .map(([index, text]) => `## Candidate ${index + 1}: ${record.candidates[index]!.model}\n\n${text.text}`)
+    .join('\n\n');
+}
+
+function failures(candidates: CandidateRecord[]): string {
+  return candidates.flatMap((candidate) => (candidate.status === 'failed' ? [`- ${candidate.model}: ${describeError(candidate.error)}`] : [])).join('\n');
+}
+
+/** Who answered, who did not and why, who synthesized, the cost, and where everything is. */
+export function footer(view: RunView): string {
+  const { record } = view;
+  const answered = record.candidates.filter((candidate) => candidate.status === 'answered');
+  const failed = record.candidates.filter((candidate) => candidate.status === 'failed');
+  const waiting = record.candidates.filter((candidate) => candidate.status === 'waiting');
+  const lines = [`Models: ${answered.length} of ${count(record.candidates.length, 'model')} answered${answered.length ? ` (${answered.map(timing).join(', ')})` : ''}.`];
+  if (record.status !== 'failed') {
+    for (const candidate of failed) if (candidate.status === 'failed') lines.push(`Failed: ${candidate.model}: ${describeError(candidate.error)}`);
+  }
+  if (waiting.length > 0) lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
+  const synthesis = synthesisLine(record);
+  if (synthesis) lines.push(synthesis);
+  lines.push(costLine(record.totals, record.elapsed_ms));
+  lines.push(view.dir ? `Run ${record.run_id}, saved in ${view.dir}` : `Run ${record.run_id} (not saved to disk)`);
+  for (const warning of record.warnings) lines.push(`Warning: ${warning}`);
+  return lines.join('\n');
+}
+
+const timing = (candidate: CandidateRecord) =>
+  `${candidate.model} ${candidate.status === 'answered' && candidate.ms !== undefined ? seconds(candidate.ms) : 'saved'}${candidate.status === 'answered' && candidate.truncated ? ', cut at max_tokens' : ''}`;
+
+/** Who synthesized, and why the synthesizers before it did not. */
+function synthesisLine(record: Readonly<RunRecord>): string | undefined {
+  const { synthesis } = record;
+  const failed = synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${describeError(attempt.error)}`] : []));
+  const answered = synthesis.attempts.find((attempt) => attempt.status === 'answered');
+  const before = failed.length > 0 ? ` Before it, ${failed.join(' ')}` : '';
+  if (answered) {
+    const trimmed = synthesis.trimmed?.length ? `, with ${count(synthesis.trimmed.length, 'long answer')} trimmed to fit` : '';
+    return `Synthesized by ${answered.model} in ${seconds(answered.ms)}${trimmed}.${before}`;
+  }
+  if (synthesis.status === 'running') return `Synthesizing with ${synthesis.model}.${before}`;
+  return failed.length > 0 ? `Synthesis failed: ${failed.join(' ')}` : undefined;
+}
+
+export const inFolder = (dir: string | undefined, file: string | undefined) => (dir && file ? path.join(dir, file) : null);

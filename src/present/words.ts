@@ -1,0 +1,56 @@
+import type { TokenUsage } from '../openrouter/client.js';
+import type { ModelError } from '../run/record.js';
+
+export const seconds = (ms: number | undefined) => (ms === undefined ? '?' : `${(ms / 1000).toFixed(1)} s`);
+
+/** "1 model", "2 models": never "1 models". */
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Joins sentences' worth of text without doubling the full stop a message already ends with. */
+export const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** An error in full: kind, status, the upstream's own message, and what to do about it. */
+export function describeError(error: ModelError): string {
+  const status = error.status === undefined ? '' : ` ${error.status}`;
+  return `${error.kind}${status}: ${sentence(error.message)}${error.advice ? ` ${error.advice}` : ''}`;
+}
+
+/** An error in a few words, for the first line of a result. */
+export function briefError(error: ModelError): string {
+  switch (error.kind) {
+    case 'rate_limited':
+      return `rate limited (${error.status ?? 429})`;
+    case 'http':
+      return `HTTP ${error.status ?? '?'}: ${clip(error.message)}`;
+    case 'timeout':
+      return 'timed out';
+    case 'truncated':
+      return 'used all of max_tokens before answering';
+    case 'empty':
+      return 'answered with nothing';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return `${error.kind.replace('_', ' ')} error: ${clip(error.message)}`;
+  }
+}
+
+const clip = (text: string, max = 80) => {
+  const plain = text.replace(/\s+/g, ' ').replace(/[.!?]+$/, '');
+  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+};
+
+/** "Cost: $0.0123, 12,345 tokens (…), 48.2 s"; cost and tokens only where the API reported them. */
+export function costLine(totals: TokenUsage, elapsedMs: number | undefined): string {
+  const parts = [totals.cost === undefined ? 'cost not reported' : `$${totals.cost.toFixed(4)}`];
+  if (totals.total_tokens !== undefined) {
+    const detail = [
+      totals.prompt_tokens === undefined ? undefined : `${totals.prompt_tokens.toLocaleString('en-US')} in`,
+      totals.completion_tokens === undefined ? undefined : `${totals.completion_tokens.toLocaleString('en-US')} out`,
+      totals.reasoning_tokens ? `${totals.reasoning_tokens.toLocaleString('en-US')} of them reasoning` : undefined,
+    ].filter(Boolean);
+    parts.push(`${totals.total_tokens.toLocaleString('en-US')} tokens${detail.length ? ` (${detail.join(', ')})` : ''}`);
+  }
+  if (elapsedMs !== undefined) parts.push(seconds(elapsedMs));
+  return `Cost: ${parts.join(', ')}.`;
+}
