@@ -33,6 +33,8 @@ export interface Config {
   budgetMs: number | undefined;
   synthesisMaxChars: number;
   maxPromptChars: number;
+  /** The most answer text one tool result carries; the rest is in the run folder. */
+  maxAnswerChars: number;
   outputDir: string;
   saveOutputs: boolean;
   logLevel: LogLevel;
@@ -64,6 +66,11 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
 /** Node's timers hold at most 2^31-1 ms (about 24.8 days); a larger value would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 const duration = () => integer(1, MAX_TIMER_MS);
+/**
+ * The MCP SDK's stdio transport refuses lines over 10 MiB, and JSON can take up to six bytes
+ * for one character (\u0001): the answers of one result stay well below that.
+ */
+const MAX_ANSWER_CHARS = 1_500_000;
 /** Room the synthesis prompt needs beyond the problem itself, for the frame and the answers. */
 const SYNTHESIS_ROOM_CHARS = 20_000;
 
@@ -117,6 +124,7 @@ const envSchema = z.object({
   PARALLEL_LLM_BUDGET_MS: duration(),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(1000),
   PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1),
+  PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
   PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
     blankToUndefined,
@@ -162,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     budgetMs: e.PARALLEL_LLM_BUDGET_MS,
     synthesisMaxChars,
     maxPromptChars,
+    maxAnswerChars: e.PARALLEL_LLM_MAX_ANSWER_CHARS ?? 100_000,
     outputDir: e.PARALLEL_LLM_OUTPUT_DIR ?? defaultOutputDir(env),
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',

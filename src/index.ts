@@ -49,14 +49,28 @@ function readConfig(): Config {
 async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
   const client = OpenRouterClient.fromConfig(config, logger);
-  const { server, cleanup, idle } = createServer({ config, client, logger, version: packageVersion() });
-  exitOnDisconnect(async () => {
-    // Stop every upstream request, then give the runs a moment to save what they have.
-    cleanup();
-    await Promise.race([idle(), sleep(1000)]);
+  const { server, runs } = createServer({ config, client, logger, version: packageVersion() });
+  const close = async () => {
     await server.close();
     await client.close();
-  }, logger);
+  };
+  exitOnDisconnect(
+    {
+      // Runs outlive their calls: with the client gone, they still finish and are saved for
+      // get_run from another process. Each upstream call has its limit; this is a backstop.
+      clientGone: async () => {
+        await server.close();
+        await Promise.race([runs.idle(), sleep(3 * config.timeoutMs + 60_000, undefined, { ref: false })]);
+        await client.close();
+      },
+      // A signal wants the process gone now: the runs are journaled as interrupted, to resume later.
+      signalled: async () => {
+        await Promise.race([runs.interruptAll(), sleep(1000, undefined, { ref: false })]);
+        await close();
+      },
+    },
+    logger,
+  );
   await server.connect(new StdioServerTransport());
   logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Temporary files older than this in the staging folder were left by a killed process. */
@@ -20,19 +20,46 @@ export class RunStore {
     this.stagingDir = path.join(rootDir, '.staging');
   }
 
-  async createRun(now = new Date()): Promise<RunFolder> {
+  newRunId(now = new Date()): string {
+    return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
+  }
+
+  async createRun(id = this.newRunId()): Promise<RunFolder> {
     await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
     if (!this.swept) {
       this.swept = true;
       // Housekeeping only: a file it cannot remove must not cost this call its folder.
-      await sweepStale(this.stagingDir, now.getTime()).catch(() => undefined);
+      await sweepStale(this.stagingDir, Date.now()).catch(() => undefined);
     }
-    const name = `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
-    const dir = path.join(this.rootDir, name);
+    const dir = path.join(this.rootDir, id);
     await mkdir(dir, { mode: 0o700 });
     return new RunFolder(dir, this.stagingDir);
   }
+
+  async openRun(id: string): Promise<RunFolder | undefined> {
+    if (!isRunId(id)) return undefined;
+    const dir = path.join(this.rootDir, id);
+    const info = await stat(dir).catch(() => undefined);
+    return info?.isDirectory() ? new RunFolder(dir, this.stagingDir) : undefined;
+  }
+
+  async listRuns(limit: number): Promise<string[]> {
+    const names = await readdir(this.rootDir).catch(() => []);
+    return names.filter(isRunId).sort().reverse().slice(0, limit);
+  }
+
+  async writeIndex(key: string, value: string): Promise<void> {
+    const dir = path.join(this.rootDir, '.requests');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path.join(dir, key), value, this.stagingDir);
+  }
+
+  async readIndex(key: string): Promise<string | undefined> {
+    return readFile(path.join(this.rootDir, '.requests', key), 'utf8').catch(() => undefined);
+  }
 }
+
+export const isRunId = (id: string): boolean => /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z_[0-9a-f]{8}$/.test(id);
 
 export class RunFolder {
   /** Writes of one file go in order, so a slower older version never replaces a newer one. */
@@ -45,6 +72,30 @@ export class RunFolder {
 
   get name(): string {
     return path.basename(this.dir);
+  }
+
+  async read(fileName: string, maxBytes: number): Promise<string | undefined> {
+    const handle = await open(path.join(this.dir, fileName), 'r').catch(() => undefined);
+    if (!handle) return undefined;
+    try {
+      const buffer = Buffer.alloc(maxBytes);
+      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async createExclusive(fileName: string, content: string): Promise<boolean> {
+    const handle = await open(path.join(this.dir, fileName), 'wx', 0o600).catch(() => undefined);
+    if (!handle) return false;
+    await handle.writeFile(content);
+    await handle.close();
+    return true;
+  }
+
+  async list(): Promise<string[]> {
+    return readdir(this.dir);
   }
 
   /** Writes `fileName` completely or not at all; returns its full path. */

@@ -1,15 +1,20 @@
-import { setMaxListeners } from 'node:events';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { SynthesisReserve, budgetForClient } from './budget.js';
 import type { Config } from './config.js';
 import { createLimiter, type Limiter } from './limiter.js';
-import { runPrompt, type ChatCompleter, type RunReport } from './pipeline.js';
-import { resultText, structuredResult } from './present.js';
-import { ProgressTracker, type ProgressUpdate } from './progress.js';
+import type { FaceContext } from './mcp/answer.js';
+import { forClient } from './mcp/clients.js';
+import { getRun } from './mcp/get-run.js';
+import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_INSTRUCTIONS, getRunShape, processPromptShape } from './mcp/input-schema.js';
+import { outputShape } from './mcp/output-schema.js';
+import { processPrompt, runRequest } from './mcp/process-prompt.js';
+import { registerRunResources } from './mcp/resources.js';
+import { RunTaskStore } from './mcp/tasks.js';
+import { toolResult } from './present/result.js';
 import { RunStore } from './run-store.js';
-import { SERVER_INSTRUCTIONS, TOOL_DESCRIPTION, inputShape, outputShape } from './tool.js';
+import type { RunHandle } from './run/handle.js';
+import type { ChatCompleter } from './run/orchestrate.js';
+import { Runs } from './run/runs.js';
 
 const SERVER_NAME = 'parallel-llm-server';
 
@@ -18,7 +23,7 @@ export interface ServerDeps {
   client: ChatCompleter;
   logger: Logger;
   version: string;
-  /** Shared by every call in the process; made from the config when not given. */
+  /** Shared by every run in the process; made from the config when not given. */
   limiter?: Limiter;
   /** How often a waiting call reports progress (at most every 10 s is promised). */
   heartbeatMs?: number;
@@ -26,121 +31,85 @@ export interface ServerDeps {
 
 export interface ParallelLlmServer {
   server: McpServer;
-  /** Settles when no call is running and every cut-off model's answer has arrived and been saved. */
-  idle(): Promise<void>;
-  /** Aborts every upstream request still running, late candidates included. */
-  cleanup(): void;
+  runs: Runs;
 }
 
+/**
+ * The MCP server: `process_prompt` (a plain call, or a task where the client asks for one),
+ * `get_run`, and the runs as resources. All of them are faces of the same runs.
+ */
 export function createServer(deps: ServerDeps): ParallelLlmServer {
   const { config, logger } = deps;
-  const limiter = deps.limiter ?? createLimiter(config.maxConcurrency);
-  const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
-  const shutdown = new AbortController();
-  // Calls in flight and late answers still to be saved: what shutdown waits for.
-  const busy = new Set<Promise<unknown>>();
-  const reserve = new SynthesisReserve();
-  const server = new McpServer({ name: SERVER_NAME, version: deps.version }, { instructions: SERVER_INSTRUCTIONS });
+  const runs = new Runs({
+    deps: { client: deps.client, limiter: deps.limiter ?? createLimiter(config.maxConcurrency), logger, synthesisMaxChars: config.synthesisMaxChars },
+    store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
+    upstream: config.baseUrl,
+    logger,
+  });
+  let closed = false;
+  const context: FaceContext = {
+    runs,
+    config,
+    logger,
+    heartbeatMs: deps.heartbeatMs ?? 5000,
+    client: () => forClient(server.server.getClientVersion()?.name, config.budgetMs),
+    connectionClosed: () => closed,
+  };
+  const finalResult = async (handle: RunHandle) =>
+    toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout: context.client().layout });
+  const tasks = new RunTaskStore(runs, finalResult);
+  const server = new McpServer(
+    { name: SERVER_NAME, version: deps.version },
+    {
+      instructions: SERVER_INSTRUCTIONS,
+      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore: tasks,
+    },
+  );
+  const closing = server.server.onclose;
+  server.server.onclose = () => {
+    closed = true;
+    closing?.();
+  };
 
-  server.registerTool(
+  server.experimental.tasks.registerToolTask(
     'process_prompt',
     {
       title: 'Ask several LLMs and synthesize the best answer',
-      description: TOOL_DESCRIPTION,
-      inputSchema: inputShape(config.maxPromptChars),
+      description: PROCESS_PROMPT_DESCRIPTION,
+      inputSchema: processPromptShape(config.maxPromptChars),
       outputSchema: outputShape,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      execution: { taskSupport: 'optional' },
     },
-    async (args, extra): Promise<CallToolResult> => {
-      const budget = config.budgetMs === undefined ? budgetForClient(server.server.getClientVersion()?.name) : { budgetMs: config.budgetMs, source: 'PARALLEL_LLM_BUDGET_MS' };
-      const models = args.models ?? config.models;
-      const synthesizerModel = args.synthesizer_model ?? config.synthesizerModels[0]!;
-      // The call's own signal: cancelled by the client while the call runs, never after,
-      // so that cut-off candidates run on once the result is sent.
-      const call = new AbortController();
-      const cancel = () => call.abort();
-      extra.signal.addEventListener('abort', cancel, { once: true });
-      const log = logger.child({ request: extra.requestId });
-      log.info({ budgetMs: budget.budgetMs, budgetFrom: budget.source, promptChars: args.prompt.length }, 'process_prompt');
-      const progress = progressFor(extra._meta?.progressToken, models, (notification) => extra.sendNotification(notification));
-      const heartbeat = progress && setInterval(() => progress.heartbeat(), deps.heartbeatMs ?? 5000);
-      try {
-        const running = runPrompt(
-          { client: deps.client, limiter, store, logger: log, synthesisMaxChars: config.synthesisMaxChars, timeoutMs: config.timeoutMs },
-          {
-            prompt: args.prompt,
-            models,
-            synthesizerModel,
-            temperature: args.temperature ?? config.temperature,
-            maxTokens: args.max_tokens ?? config.maxTokens,
-            budgetMs: budget.budgetMs,
-            synthesisReserveMs: reserve.reserveMs(synthesizerModel, budget.budgetMs),
-          },
-          { signal: callSignal(call.signal, shutdown.signal), onEvent: (event) => progress?.onEvent(event) },
-        );
-        track(busy, running, log);
-        const report = await running;
-        learnSynthesisTime(reserve, report);
-        track(busy, report.lateAnswers, log);
-        return toolResult(report, config.synthesisMaxChars);
-      } finally {
-        progress?.close();
-        clearInterval(heartbeat);
-        extra.signal.removeEventListener('abort', cancel);
-      }
+    {
+      createTask: async (args, extra) => {
+        const { handle, joined } = await runs.start(runRequest(args, config), { fresh: args.fresh });
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { handle } });
+        if (!tasks.isPlain(task.taskId)) {
+          logger.info({ request: extra.requestId, run: handle.id, joined }, 'process_prompt as a task');
+          return { task };
+        }
+        await tasks.storeTaskResult(task.taskId, 'completed', await processPrompt(context, handle, joined, extra));
+        return { task: (await tasks.getTask(task.taskId))! };
+      },
+      getTask: async (_args, extra) => (await tasks.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await tasks.getTaskResult(extra.taskId)) as Awaited<ReturnType<typeof finalResult>>,
     },
   );
 
-  return {
-    server,
-    idle: async () => {
-      while (busy.size > 0) await Promise.all(busy);
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Wait for a run and return its result',
+      description: GET_RUN_DESCRIPTION,
+      inputSchema: getRunShape,
+      outputSchema: outputShape,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    cleanup: () => shutdown.abort(),
-  };
-}
+    (args, extra) => getRun(context, args, extra),
+  );
 
-/** Aborts on the client's cancel or on shutdown. Each queued model listens to it, so no listener cap. */
-function callSignal(cancel: AbortSignal, shutdown: AbortSignal): AbortSignal {
-  const signal = AbortSignal.any([cancel, shutdown]);
-  setMaxListeners(0, signal);
-  return signal;
-}
-
-function learnSynthesisTime(reserve: SynthesisReserve, report: RunReport): void {
-  const { synthesis } = report;
-  if (synthesis.ms === undefined) return;
-  if (synthesis.status === 'answered') reserve.record(synthesis.model, synthesis.ms, true);
-  else if (synthesis.error?.kind === 'timeout') reserve.record(synthesis.model, synthesis.ms, false);
-}
-
-function toolResult(report: RunReport, maxChars: number): CallToolResult {
-  return {
-    content: [{ type: 'text', text: resultText(report, maxChars) }],
-    structuredContent: structuredResult(report),
-    isError: report.status === 'failed' || report.status === 'cancelled',
-  };
-}
-
-type ProgressNotification = {
-  method: 'notifications/progress';
-  params: ProgressUpdate & { progressToken: string | number };
-};
-
-function progressFor(
-  token: string | number | undefined,
-  models: string[],
-  send: (notification: ProgressNotification) => Promise<void>,
-): ProgressTracker | undefined {
-  if (token === undefined) return undefined;
-  return new ProgressTracker(models, (update) => {
-    send({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => undefined);
-  });
-}
-
-function track(set: Set<Promise<unknown>>, promise: Promise<unknown>, log: Logger): void {
-  const tracked = promise
-    .catch((error: unknown) => log.error({ err: error }, 'a run failed unexpectedly'))
-    .finally(() => set.delete(tracked));
-  set.add(tracked);
+  registerRunResources(server, runs, async (handle) => (await finalResult(handle)).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'));
+  return { server, runs };
 }

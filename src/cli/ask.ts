@@ -1,13 +1,21 @@
 import { text } from 'node:stream/consumers';
-import { SynthesisReserve } from '../budget.js';
 import type { Config } from '../config.js';
 import { createLimiter } from '../limiter.js';
 import { createLogger } from '../logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { runPrompt } from '../pipeline.js';
-import { resultFooter, resultHeadline } from '../present.js';
+import { headline } from '../present/headline.js';
+import { shownTexts } from '../present/shown.js';
+import { answersText, footer } from '../present/text.js';
 import { RunStore } from '../run-store.js';
+import type { RunRecord } from '../run/record.js';
+import { Runs } from '../run/runs.js';
 import { createBoard } from './board.js';
+import { eventsBetween, synthesisOutcome } from './events.js';
+
+/** How often the terminal looks at a run of another process (one in this process wakes it at once). */
+const POLL_MS = 250;
+/** A terminal shows answers whole; this only bounds reading one back from another process's folder. */
+const WHOLE = 64 * 1024 * 1024;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
 export async function runAsk(config: Config, args: string[]): Promise<number> {
@@ -24,41 +32,32 @@ export async function runAsk(config: Config, args: string[]): Promise<number> {
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const client = OpenRouterClient.fromConfig(config, logger);
-  const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
-  // No client is waiting at a terminal: by default the budget lets every model finish.
-  const budgetMs = config.budgetMs ?? Math.min(2 * config.timeoutMs + 10_000, 2_147_483_647);
+  const runs = new Runs({
+    deps: { client, limiter: createLimiter(config.maxConcurrency), logger, synthesisMaxChars: config.synthesisMaxChars },
+    store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
+    upstream: config.baseUrl,
+    logger,
+  });
   const board = createBoard(config.models, config.synthesizerModels[0]!, process.stderr);
   try {
-    const report = await runPrompt(
-      {
-        client,
-        limiter: createLimiter(config.maxConcurrency),
-        store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
-        logger,
-        synthesisMaxChars: config.synthesisMaxChars,
-        timeoutMs: config.timeoutMs,
-      },
-      {
-        prompt,
-        models: config.models,
-        synthesizerModel: config.synthesizerModels[0]!,
-        temperature: config.temperature,
-        maxTokens: config.maxTokens,
-        budgetMs,
-        synthesisReserveMs: new SynthesisReserve().reserveMs(config.synthesizerModels[0]!, budgetMs),
-      },
-      { signal: controller.signal, onEvent: (event) => board.onEvent(event) },
-    );
-    board.stop(report.synthesis);
-    const answered = report.status !== 'failed' && report.status !== 'cancelled';
-    (answered ? process.stdout : process.stderr).write(`${resultHeadline(report, config.synthesisMaxChars)}\n`);
-    process.stderr.write(`\n${resultFooter(report)}\n`);
-    if (report.candidates.some((candidate) => candidate.status === 'cut_off')) {
-      process.stderr.write('Waiting for the models still running, to save their answers (Ctrl-C to stop)...\n');
-      await report.lateAnswers;
+    const { handle } = await runs.start({ prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });
+    process.once('SIGINT', () => handle.cancel('stopped at the terminal (Ctrl-C)'));
+    // No client is waiting at a terminal: the run is followed to its end.
+    let previous: Readonly<RunRecord> | undefined;
+    for (let record = await handle.current(); ; record = await handle.current()) {
+      for (const event of eventsBetween(previous, record)) board.onEvent(event);
+      previous = structuredClone(record);
+      if (record.status !== 'running') break;
+      await handle.nextChange(POLL_MS);
     }
-    return report.status === 'cancelled' ? 130 : answered ? 0 : 1;
+    const view = await handle.view(WHOLE);
+    board.stop(synthesisOutcome(view.record));
+    const { status } = view.record;
+    const answered = status !== 'failed' && status !== 'cancelled' && status !== 'interrupted';
+    process.stderr.write(`\n${headline(view.record)}\n\n`);
+    (answered ? process.stdout : process.stderr).write(`${answersText(view.record, shownTexts(view, WHOLE))}\n`);
+    process.stderr.write(`\n${footer(view)}\n`);
+    return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {
     board.stop();
     await client.close();

@@ -1,5 +1,6 @@
-import type { ModelError, RunEvent, SynthesisReport } from '../pipeline.js';
-import { seconds } from '../progress.js';
+import { seconds } from '../present/words.js';
+import type { ModelError } from '../run/record.js';
+import type { BoardEvent as RunEvent, SynthesisOutcome as SynthesisReport } from './events.js';
 
 /**
  * Live progress of `ask` on stderr. On a terminal: one line per model, redrawn in place.
@@ -89,12 +90,12 @@ function describe(event: RunEvent): string {
   if (event.type === 'synthesis') return `… ${event.model} synthesizing ${event.candidates} answers`;
   const { candidate } = event;
   if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
-  return `✘ ${candidate.model} failed: ${briefly(candidate.error)}`;
+  return `✘ ${candidate.model} failed: ${briefly(candidate.status === 'failed' ? candidate.error : undefined)}`;
 }
 
 function synthesisOutcome(synthesis: SynthesisReport): string {
   if (synthesis.status === 'answered') return `✔ ${synthesis.model} synthesized in ${seconds(synthesis.ms)}`;
-  if (synthesis.status === 'skipped') return `· ${synthesis.model} did not synthesize: ${synthesis.error?.message}`;
+  if (synthesis.status === 'skipped') return `· ${synthesis.model} did not synthesize: ${synthesis.reason}`;
   return `✘ ${synthesis.model} failed: ${briefly(synthesis.error)}`;
 }
 

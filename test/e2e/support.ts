@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inject } from 'vitest';
-import type { StructuredResult } from '../../src/tool.js';
+import type { StructuredResult } from '../../src/mcp/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { serverEnv } from '../support/server-env.js';
 
@@ -31,6 +31,8 @@ export function userEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<s
 
 export interface Session {
   client: Client;
+  /** The server process's pid, for signals. */
+  pid: number;
   stderr(): string;
   close(): Promise<void>;
 }
@@ -42,13 +44,16 @@ export async function connect(env: Record<string, string>, command = binPath(), 
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'e2e-client', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, pid: transport.pid!, stderr: () => stderr, close: () => client.close() };
 }
 
-export async function processPrompt(session: Session, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
-  const result = (await session.client.callTool({ name: 'process_prompt', arguments: args }, undefined, options)) as CallToolResult;
+export async function callTool(session: Session, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+  const result = (await session.client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   return { result, text: (result.content[0] as { text: string }).text, data: result.structuredContent as StructuredResult | undefined };
 }
+
+export const processPrompt = (session: Session, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) =>
+  callTool(session, 'process_prompt', args, options);
 
 /** The bin as a bare child process, for what the SDK transport hides: raw stdout, signals, exit codes. */
 export function spawnBin(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
@@ -74,10 +79,4 @@ export function finished(child: ChildProcessWithoutNullStreams, since = Date.now
   });
 }
 
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from '../support/wait.js';

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { StructuredResult } from '../../src/mcp/output-schema.js';
 import { createServer, type ParallelLlmServer } from '../../src/server.js';
 import { testClient, silentLogger } from './client.js';
 import { VALID_KEY, type FakeOpenRouter } from './fake-openrouter.js';
@@ -33,9 +35,9 @@ export async function removeTempDirs(): Promise<void> {
 export async function startHarness(
   fake: FakeOpenRouter,
   env: Record<string, string> = {},
-  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number } = {},
+  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string } = {},
 ): Promise<Harness> {
-  const outputDir = await tempDir();
+  const outputDir = options.outputDir ?? (await tempDir());
   const config = loadConfig({
     OPENROUTER_API_KEY: VALID_KEY,
     OPENROUTER_BASE_URL: fake.url,
@@ -58,9 +60,16 @@ export async function startHarness(
     config,
     outputDir,
     close: async () => {
-      app.cleanup();
+      await app.runs.interruptAll();
       await client.close();
       await upstream.close();
     },
   };
+}
+
+/** A tool call through the harness's client, with its text and structured content. */
+export async function callTool(harness: Harness, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+  const result = (await harness.client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+  const first = result.content[0];
+  return { result, text: first?.type === 'text' ? first.text : '', data: result.structuredContent as StructuredResult | undefined };
 }

@@ -1,0 +1,284 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { StructuredResult } from '../src/mcp/output-schema.js';
+import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
+import { waitFor } from './support/wait.js';
+
+/**
+ * Runs outlive the calls that start them (SPEC §8): a call returns `running` when its budget
+ * runs out, get_run collects the rest, the same request joins its run instead of paying again,
+ * only a user's stop ends a run, and an interrupted run is resumed.
+ */
+let fake: FakeOpenRouter;
+const harnesses: Harness[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+});
+
+async function start(env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> {
+  const harness = await startHarness(fake, env, options);
+  harnesses.push(harness);
+  return harness;
+}
+
+/** Three candidates, the last one slow, and a synthesizer, all named after `prefix`. */
+function slowThird(prefix: string, thirdMs = 1500) {
+  fake.on(`${prefix}/one`, { answer: `one from ${prefix}`, delayMs: 20 });
+  fake.on(`${prefix}/two`, { answer: `two from ${prefix}`, delayMs: 40 });
+  fake.on(`${prefix}/three`, { answer: `three from ${prefix}`, delayMs: thirdMs });
+  fake.on(`${prefix}/synth`, { answer: `synthesis for ${prefix}`, delayMs: 50 });
+  return { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two,${prefix}/three`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
+}
+
+const processPrompt = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) => callTool(harness, 'process_prompt', args, options);
+const getRun = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) => callTool(harness, 'get_run', args, options);
+
+/** Calls get_run until the run is over; returns every result, the last one final. */
+async function collect(harness: Harness, runId: string, maxCalls = 10): Promise<StructuredResult[]> {
+  const results: StructuredResult[] = [];
+  for (let i = 0; i < maxCalls; i++) {
+    const { data } = await getRun(harness, { run_id: runId });
+    results.push(data!);
+    if (data!.status !== 'running') return results;
+  }
+  throw new Error(`still running after ${maxCalls} get_run calls`);
+}
+
+const requests = (model: string) => fake.requestsFor(model).length;
+
+describe('a call whose budget runs out', () => {
+  it('returns running with the answers so far and who is still working, and get_run collects the one synthesis', async () => {
+    const harness = await start({ ...slowThird('budget'), PARALLEL_LLM_BUDGET_MS: '800' });
+    const started = Date.now();
+    const { result, text, data } = await processPrompt(harness, { prompt: 'q' });
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(result.isError).toBeFalsy();
+    expect(data).toMatchObject({ status: 'running', still_running: ['budget/three'], answer: null, joined: 'new' });
+    expect(data!.next_step).toBe(`Call get_run with run_id "${data!.run_id}" to wait for the synthesis.`);
+    expect(text.split('\n')[0]).toBe(
+      `Still running: 2 of 3 models answered so far; waiting for budget/three. Call get_run with run_id "${data!.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`,
+    );
+    expect(data!.models.map((m) => [m.status, m.answer])).toEqual([
+      ['answered', 'one from budget'],
+      ['answered', 'two from budget'],
+      ['running', null],
+    ]);
+    expect(text).toContain('## Candidate 1: budget/one\n\none from budget');
+
+    const results = await collect(harness, data!.run_id);
+    const final = results.at(-1)!;
+    expect(final).toMatchObject({ status: 'complete', answer: 'synthesis for budget', run_id: data!.run_id });
+    expect(results.length).toBeLessThanOrEqual(3);
+    expect(['budget/one', 'budget/two', 'budget/three', 'budget/synth'].map(requests)).toEqual([1, 1, 1, 1]);
+    expect(JSON.stringify(fake.requestsFor('budget/synth')[0]!.body)).toContain('three from budget');
+  });
+
+  it('keeps the budget on a monotonic clock: a jump of the wall clock does not cut the call short', async () => {
+    const harness = await start({ ...slowThird('clock', 600), PARALLEL_LLM_BUDGET_MS: '5000' });
+    const realNow = Date.now.bind(Date);
+    const jump = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 3_600_000);
+    try {
+      const { data } = await processPrompt(harness, { prompt: 'q' });
+      expect(data!.status).toBe('complete');
+    } finally {
+      jump.mockRestore();
+    }
+  });
+
+  it('reports progress at every step and between steps while get_run waits, strictly increasing, none after the result', async () => {
+    const harness = await start({ ...slowThird('progress', 700), PARALLEL_LLM_BUDGET_MS: '5000' }, { heartbeatMs: 100 });
+    // The client's own limit ends the first call; get_run then waits for the rest.
+    await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 100 })).rejects.toThrow(/timed out/);
+    const runId = (await harness.app.runs.recent(1))[0]!.run_id;
+    const updates: Array<{ progress: number; total?: number; message?: string; at: number }> = [];
+    let done = false;
+    let afterResult = 0;
+    const final = await getRun(harness, { run_id: runId }, { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) });
+    done = true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(final.data!.status).toBe('complete');
+    expect(afterResult).toBe(0);
+    const progress = updates.map((u) => u.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(new Set(progress).size).toBe(progress.length);
+    expect(updates.every((u) => u.total === 5)).toBe(true);
+    const gaps = updates.slice(1).map((u, i) => u.at - updates[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(400);
+    const messages = updates.map((u) => u.message ?? '');
+    expect(messages.some((m) => m.includes('waiting for progress/three'))).toBe(true);
+    expect(messages.some((m) => m.includes('progress/three answered in'))).toBe(true);
+    expect(messages.some((m) => m.includes('synthesizing 3 answers with progress/synth'))).toBe(true);
+  });
+});
+
+describe('the same request again', () => {
+  it('joins the running run, then returns the finished one, without asking anyone again; fresh asks anew', async () => {
+    const harness = await start({ ...slowThird('again', 600), PARALLEL_LLM_BUDGET_MS: '200' });
+    const first = await processPrompt(harness, { prompt: 'same question' });
+    expect(first.data!.status).toBe('running');
+    const second = await processPrompt(harness, { prompt: 'same question' });
+    expect(second.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached' });
+    await collect(harness, first.data!.run_id);
+    const third = await processPrompt(harness, { prompt: 'same question' });
+    expect(third.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached', status: 'complete', answer: 'synthesis for again' });
+    expect(['again/one', 'again/three', 'again/synth'].map(requests)).toEqual([1, 1, 1]);
+
+    const fresh = await processPrompt(harness, { prompt: 'same question', fresh: true });
+    expect(fresh.data!.run_id).not.toBe(first.data!.run_id);
+    expect(fresh.data!.joined).toBe('new');
+    expect(requests('again/one')).toBe(2);
+  });
+
+  it('is another request when anything that shapes the answers differs', async () => {
+    const harness = await start({ ...slowThird('differs', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
+    const base = await processPrompt(harness, { prompt: 'q' });
+    const warmer = await processPrompt(harness, { prompt: 'q', temperature: 1.1 });
+    const shorter = await processPrompt(harness, { prompt: 'q', max_tokens: 99 });
+    expect(new Set([base, warmer, shorter].map(({ data }) => data!.run_id)).size).toBe(3);
+  });
+
+  it('asks anew after a run in which no model answered', async () => {
+    const harness = await start({ PARALLEL_LLM_MODELS: 'flaky/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'flaky/synth' });
+    fake.on('flaky/one', { status: 402, error: { code: 402, message: 'Insufficient credits' } }, { answer: 'credits added' });
+    fake.on('flaky/synth', { answer: 'merged' });
+    const failed = await processPrompt(harness, { prompt: 'q' });
+    expect(failed.data!.status).toBe('failed');
+    const retried = await processPrompt(harness, { prompt: 'q' });
+    expect(retried.data).toMatchObject({ status: 'complete', joined: 'new' });
+  });
+});
+
+describe('cancellation', () => {
+  it('ends only the call when the client’s own time limit cancels it: the run goes on and get_run collects it', async () => {
+    const harness = await start({ ...slowThird('timeout', 900), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const abortedBefore = fake.aborted;
+    await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 300 })).rejects.toThrow(/timed out/);
+    const [runId] = (await harness.app.runs.recent(1)).map((record) => record.run_id);
+    const results = await collect(harness, runId!);
+    expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for timeout' });
+    expect(fake.aborted).toBe(abortedBefore);
+    expect(requests('timeout/three')).toBe(1);
+  });
+
+  it('stops the run and every upstream request when the user cancels', async () => {
+    const harness = await start({ ...slowThird('stop', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const abortedBefore = fake.aborted;
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.candidates.filter((c) => c.status === 'answered').length === 2);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => fake.aborted === abortedBefore + 1);
+    const [record] = await harness.app.runs.recent(1);
+    await waitFor(async () => (await harness.app.runs.find(record!.run_id))!.current().then((r) => r.status === 'cancelled'));
+    const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
+    expect(result.isError).toBe(true);
+    expect(data!.status).toBe('cancelled');
+    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; 2 of 3 answers had arrived and follow.');
+    expect(requests('stop/synth')).toBe(0);
+  });
+
+  it('lets a run finish after its client disconnects, and another server sharing the folder reads it', async () => {
+    const outputDir = await tempDir();
+    const first = await start({ ...slowThird('gone', 500), PARALLEL_LLM_BUDGET_MS: '20000' }, { outputDir });
+    const pending = processPrompt(first, { prompt: 'q' });
+    await waitFor(() => requests('gone/three') === 1);
+    await first.client.close();
+    await pending.catch(() => undefined);
+    const [record] = await first.app.runs.recent(1);
+    await first.app.runs.idle();
+    const second = await start({ ...slowThird('gone', 500) }, { outputDir });
+    const { data } = await getRun(second, { run_id: record!.run_id });
+    expect(data).toMatchObject({ status: 'complete', answer: 'synthesis for gone' });
+    expect(requests('gone/synth')).toBe(1);
+  });
+});
+
+describe('get_run', () => {
+  it('waits on a run of another server process sharing the output folder', async () => {
+    const outputDir = await tempDir();
+    const owner = await start({ ...slowThird('shared', 600), PARALLEL_LLM_BUDGET_MS: '200' }, { outputDir });
+    const other = await start({ PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { data } = await processPrompt(owner, { prompt: 'q' });
+    expect(data!.status).toBe('running');
+    const { data: collected } = await getRun(other, { run_id: data!.run_id });
+    expect(collected).toMatchObject({ status: 'complete', answer: 'synthesis for shared', run_folder: data!.run_folder });
+  });
+
+  it('returns the run as it stands with wait_seconds: 0', async () => {
+    const harness = await start({ ...slowThird('now', 1000), PARALLEL_LLM_BUDGET_MS: '100' });
+    const { data } = await processPrompt(harness, { prompt: 'q' });
+    const started = Date.now();
+    const { data: now } = await getRun(harness, { run_id: data!.run_id, wait_seconds: 0 });
+    expect(Date.now() - started).toBeLessThan(200);
+    expect(now!.status).toBe('running');
+  });
+
+  it.each([
+    ['a malformed id', '../../etc/passwd', /is not a run id/],
+    ['an unknown id', '2020-01-01T00-00-00.000Z_00000000', /No run 2020-01-01T00-00-00\.000Z_00000000: there is no such run in /],
+  ])('refuses %s with a clear isError', async (_name, runId, message) => {
+    const harness = await start();
+    const { result, text } = await getRun(harness, { run_id: runId });
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(message);
+  });
+});
+
+describe('an interrupted run', () => {
+  it('is journaled as interrupted on shutdown, and the same request resumes it: only the models with no saved answer are asked', async () => {
+    const outputDir = await tempDir();
+    const env = { ...slowThird('resume', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    await first.app.runs.interruptAll();
+    const journal = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    expect(journal.status).toBe('interrupted');
+    expect(journal.candidates.map((c: { status: string }) => c.status)).toEqual(['answered', 'answered', 'waiting']);
+
+    fake.on('resume/three', { answer: 'three, at last', delayMs: 20 });
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { data: seen } = await getRun(second, { run_id: data!.run_id, wait_seconds: 0 });
+    expect(seen!.status).toBe('interrupted');
+    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run.');
+    const { data: resumed } = await processPrompt(second, { prompt: 'q' });
+    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
+    expect(['resume/one', 'resume/two', 'resume/three', 'resume/synth'].map(requests)).toEqual([1, 1, 2, 1]);
+    expect(JSON.stringify(fake.requestsFor('resume/synth')[0]!.body)).toContain('one from resume');
+    const journalNow = async () => JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    await waitFor(async () => (await journalNow()).status === 'complete');
+    expect(await journalNow()).toMatchObject({ resumes: 1 });
+  });
+
+  it('reads as interrupted once its process is gone, counting an answer saved after the last journal entry', async () => {
+    const outputDir = await tempDir();
+    const env = { ...slowThird('killed', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    await first.app.runs.interruptAll();
+    // What a kill -9 leaves: the journal still says running, owned by a process that is gone,
+    // and an answer on disk that the journal never noted.
+    const journalFile = path.join(data!.run_folder!, 'run.json');
+    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
+    journal.status = 'running';
+    journal.owner = { ...journal.owner, pid: 2 ** 22 + 1, instance: 'gone' };
+    journal.candidates[1] = { index: 2, model: 'killed/two', status: 'waiting' };
+    await writeFile(journalFile, JSON.stringify(journal));
+    const second = await start(env, { outputDir });
+    const { text, data: seen } = await getRun(second, { run_id: data!.run_id, wait_seconds: 0 });
+    expect(seen!.status).toBe('interrupted');
+    expect(seen!.models.map((m) => m.status)).toEqual(['answered', 'answered', 'interrupted']);
+    expect(text.split('\n')[0]).toBe(
+      'Interrupted: the server stopped during this run, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+    );
+  });
+});

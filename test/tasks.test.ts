@@ -1,0 +1,96 @@
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StructuredResult } from '../src/mcp/output-schema.js';
+import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
+import { waitFor } from './support/wait.js';
+
+/** MCP tasks (2025-11-25): a task-capable client runs process_prompt as a task it can poll, fetch and cancel. */
+let fake: FakeOpenRouter;
+const harnesses: Harness[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+});
+
+async function start(prefix: string, slowMs: number, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> {
+  fake.on(`${prefix}/one`, { answer: `one from ${prefix}`, delayMs: 20 });
+  fake.on(`${prefix}/two`, { answer: `two from ${prefix}`, delayMs: slowMs });
+  fake.on(`${prefix}/synth`, { answer: `synthesis for ${prefix}` });
+  // A short budget: a task must not be bound by it.
+  const env = { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth`, PARALLEL_LLM_BUDGET_MS: '200' };
+  const harness = await startHarness(fake, env, options);
+  harnesses.push(harness);
+  await harness.client.listTools();
+  return harness;
+}
+
+type Message = { type: string; task?: { taskId: string; status: string }; result?: CallToolResult; error?: Error };
+
+async function runAsTask(harness: Harness, args: Record<string, unknown>, onMessage: (message: Message) => void = () => undefined): Promise<Message[]> {
+  const messages: Message[] = [];
+  const stream = harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: args }, CallToolResultSchema, { task: { ttl: 60_000 } });
+  for await (const message of stream) {
+    messages.push(message as Message);
+    onMessage(message as Message);
+  }
+  return messages;
+}
+
+describe('process_prompt as a task', () => {
+  it('gives a task-capable client a task named after its run, which it polls to the complete result, past the call budget', async () => {
+    const harness = await start('task', 600);
+    const messages = await runAsTask(harness, { prompt: 'q' });
+    const created = messages.find((m) => m.type === 'taskCreated')!;
+    expect(created.task!.status).toBe('working');
+    const result = messages.at(-1)!;
+    expect(result.type).toBe('result');
+    const data = result.result!.structuredContent as StructuredResult;
+    expect(data).toMatchObject({ status: 'complete', answer: 'synthesis for task', run_id: created.task!.taskId });
+    expect((await harness.client.experimental.tasks.getTask(created.task!.taskId)).status).toBe('completed');
+    const { tasks } = await harness.client.experimental.tasks.listTasks();
+    expect(tasks.map((task) => task.taskId)).toEqual([created.task!.taskId]);
+  });
+
+  it('stops the run and its upstream requests when the client cancels the task', async () => {
+    const harness = await start('cancel-task', 5000);
+    const abortedBefore = fake.aborted;
+    let taskId = '';
+    const finished = runAsTask(harness, { prompt: 'q' }, (message) => {
+      if (message.type === 'taskCreated') taskId = message.task!.taskId;
+    });
+    await waitFor(() => taskId !== '' && fake.requestsFor('cancel-task/two').length === 1);
+    const cancelled = await harness.client.experimental.tasks.cancelTask(taskId);
+    expect(cancelled.status).toBe('cancelled');
+    await waitFor(() => fake.aborted === abortedBefore + 1);
+    await finished.catch(() => undefined);
+    const { data } = await callTool(harness, 'get_run', { run_id: taskId });
+    expect(data!.status).toBe('cancelled');
+    expect(fake.requestsFor('cancel-task/synth')).toHaveLength(0);
+  });
+
+  it('keeps plain calls plain for clients that do not ask for a task: no task is listed, the budget holds', async () => {
+    const harness = await start('plain', 1000);
+    const { data } = await callTool(harness, 'process_prompt', { prompt: 'q' });
+    expect(data!.status).toBe('running');
+    expect((await harness.client.experimental.tasks.listTasks()).tasks).toEqual([]);
+  });
+
+  it('answers tasks/get for a run it did not start as a task, by its run id', async () => {
+    const outputDir = await tempDir();
+    const first = await start('by-id', 10, { outputDir });
+    const { data } = await callTool(first, 'process_prompt', { prompt: 'q' });
+    await first.app.runs.idle();
+    const second = await start('by-id', 10, { outputDir });
+    const task = await second.client.experimental.tasks.getTask(data!.run_id);
+    expect(task).toMatchObject({ taskId: data!.run_id, status: 'completed' });
+    const result = (await second.client.experimental.tasks.getTaskResult(data!.run_id, CallToolResultSchema)) as CallToolResult;
+    expect((result.structuredContent as StructuredResult).answer).toBe('synthesis for by-id');
+  });
+});
