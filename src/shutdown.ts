@@ -3,27 +3,34 @@ import type { Logger } from 'pino';
 /** The process must be gone this soon after a shutdown starts, whatever is still running. */
 const FORCE_EXIT_MS = 1500;
 
+/** Ends the process the one recorded way: says why, cleans up, lets the logs out, exits with `exitCode`. */
+export type Stop = (reason: string, exitCode?: number) => void;
+
 /**
- * Ends the process cleanly when the client goes away: stdin ends or closes, SIGINT or
- * SIGTERM arrives, or stdout breaks (EPIPE). The SDK's stdio transport notices none of
- * the stdin or stdout cases by itself.
+ * Ends the process cleanly when the client goes away: stdin ends or closes, SIGINT, SIGTERM
+ * or SIGHUP (the terminal or the client's session closed) arrives, or stdout breaks (EPIPE).
+ * The SDK's stdio transport notices none of these by itself. Returns the same `stop`, for
+ * the other reasons the process has to end.
  */
-export function exitOnDisconnect(cleanup: () => Promise<void>, logger: Logger): void {
+export function exitOnDisconnect(cleanup: () => Promise<void>, logger: Logger): Stop {
   let stopping = false;
-  const stop = (reason: string) => {
+  const stop: Stop = (reason, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason }, 'shutting down');
-    setTimeout(() => process.exit(0), FORCE_EXIT_MS).unref();
+    if (exitCode === 0) logger.info({ reason }, 'shutting down');
+    else logger.error({ reason, exitCode }, `shutting down: ${reason}`);
+    const exit = () => process.exit(exitCode);
+    setTimeout(exit, FORCE_EXIT_MS).unref();
     cleanup()
       .catch((error: unknown) => logger.error({ err: error }, 'error during shutdown'))
-      .finally(() => process.exit(0));
+      .then(() => new Promise<void>((resolve) => logger.flush(() => resolve())))
+      .finally(exit);
   };
   process.stdin.once('end', () => stop('stdin ended'));
   process.stdin.once('close', () => stop('stdin closed'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop(signal));
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     stop(error.code === 'EPIPE' ? 'stdout closed (EPIPE)' : `stdout error ${error.code ?? error.message}`);
   });
+  return stop;
 }

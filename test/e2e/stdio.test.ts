@@ -130,6 +130,7 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     ['stdin ends', (child: ReturnType<typeof spawnBin>) => child.stdin.end()],
     ['SIGTERM arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGTERM')],
     ['SIGINT arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGINT')],
+    ['SIGHUP arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGHUP')],
   ])('exits cleanly within 2 s when %s, even with a call in flight', async (_name, stop) => {
     fake.on('e2e/hang', { hang: true });
     const child = spawnBin([], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/hang' }));
