@@ -1,7 +1,7 @@
 import { write as fsWrite } from 'node:fs';
 import { Writable } from 'node:stream';
 
-/** Bytes a destination may hold waiting before new lines are dropped. */
+/** About how many bytes a destination may hold waiting before new lines are dropped. */
 const MAX_WAITING_BYTES = 1024 * 1024;
 
 /**
@@ -23,7 +23,9 @@ export class DroppingSink {
   }
 
   write(line: string): void {
-    if (this.failed || this.stream.writableLength + line.length > this.maxWaitingBytes) {
+    // A line longer than the limit still goes out when nothing is waiting before it.
+    const waiting = this.stream.writableLength;
+    if (this.failed || (waiting > 0 && waiting + line.length > this.maxWaitingBytes)) {
       this.dropped++;
       return;
     }

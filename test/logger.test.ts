@@ -80,6 +80,12 @@ describe('DroppingSink (issue 10, item 10)', () => {
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: 40, dropped: 100 - kept });
   });
 
+  it('still writes a line longer than its limit when nothing is waiting', () => {
+    const idle = new PassThrough();
+    new DroppingSink(idle, 1000).write(`${'y'.repeat(5000)}\n`);
+    expect(idle.read().toString()).toHaveLength(5001);
+  });
+
   it('stops writing to a destination that failed (EPIPE), and never throws', async () => {
     let attempts = 0;
     const broken = new Writable({

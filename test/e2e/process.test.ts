@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
@@ -71,6 +73,20 @@ describe('logging never blocks or kills the server (item 10)', () => {
       expect(data!.status).toBe('complete');
     }
     expect(session.stderr().match(/cannot write the log file/g)).toHaveLength(1);
+  });
+});
+
+describe('the log file', () => {
+  it('gets the last lines, up to the shutdown, before the process exits', async () => {
+    const logFile = path.join(await tempDir(), 'logs', 'server.log');
+    const server = rawServer(userEnv(fake, await tempDir(), { PARALLEL_LLM_LOG_FILE: logFile }));
+    server.send(initialize);
+    await server.answered(1);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    const lines = (await readFile(logFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.at(-1)).toMatchObject({ msg: 'shutting down', reason: 'SIGTERM' });
+    expect((await stat(logFile)).mode & 0o777).toBe(0o600);
   });
 });
 
