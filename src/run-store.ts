@@ -4,9 +4,10 @@ import path from 'node:path';
 import { CoalescingWriter } from './store/coalesce.js';
 import { publish, publishIfAbsent, readOwnFile, sweepStaleTemporaries, writeTemporary } from './store/files.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './store/private-dir.js';
-import { StoreError, withTimeLimit } from './store/time-limit.js';
+import { StoreError } from './store/store-error.js';
+import { withTimeLimit } from './store/time-limit.js';
 
-export { StoreError } from './store/time-limit.js';
+export { StoreError, type StoreErrorCode } from './store/store-error.js';
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */

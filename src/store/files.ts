@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { link, lstat, open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ownedByUs, unlessCode } from './private-dir.js';
-import { StoreError } from './time-limit.js';
+import { StoreError } from './store-error.js';
 
 /** 0 where the platform lacks them (Windows); there symbolic links need rights users rarely have. */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;

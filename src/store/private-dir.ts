@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { StoreError } from './time-limit.js';
+import { StoreError } from './store-error.js';
 
 /** Undefined on Windows, where owners and mode bits do not work this way: the checks that need them are skipped there. */
 const ourUid = process.getuid?.();
