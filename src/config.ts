@@ -52,14 +52,14 @@ export class ConfigError extends Error {
 const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
-const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER, whyMax = '') =>
   z.preprocess(
     blankToUndefined,
     z.coerce
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
       .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` })
+      .max(max, { error: `must be at most ${max}${whyMax}` })
       .optional(),
   );
 
@@ -73,6 +73,16 @@ const duration = () => integer(1, MAX_TIMER_MS);
 const MAX_ANSWER_CHARS = 1_500_000;
 /** Room the synthesis prompt needs beyond the problem itself, for the frame and the answers. */
 const SYNTHESIS_ROOM_CHARS = 20_000;
+const DEFAULT_MAX_PROMPT_CHARS = 500_000;
+/**
+ * The longest prompt a client can send at all. The MCP SDK's stdio transport refuses a
+ * line over 10 MiB (STDIO_DEFAULT_MAX_BUFFER_SIZE in the SDK's shared/stdio.js; the limit
+ * counts the unread rest of the line plus one 64 KiB read), and a prompt of N characters
+ * takes up to 6N bytes in a JSON-RPC line: `\u0001` for a control character, and for every
+ * non-ASCII character from clients that escape them (Python's json.dumps does). So:
+ * (10 MiB - 64 KiB read - 64 KiB for the rest of the message) / 6, rounded down.
+ */
+export const MAX_PROMPT_CHARS_CEILING = 1_700_000;
 
 const modelList = z.preprocess(
   blankToUndefined,
@@ -122,8 +132,8 @@ const envSchema = z.object({
   ),
   PARALLEL_LLM_MAX_TOKENS: integer(1),
   PARALLEL_LLM_BUDGET_MS: duration(),
-  PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(1000),
-  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1),
+  PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(SYNTHESIS_ROOM_CHARS + 1),
+  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of the MCP stdio transport (10 MiB)'),
   PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
   PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
@@ -149,11 +159,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const timeoutMs = e.PARALLEL_LLM_TIMEOUT_MS ?? 240_000;
-  const maxPromptChars = e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? 500_000;
   const synthesisMaxChars = e.PARALLEL_LLM_SYNTHESIS_MAX_CHARS ?? DEFAULT_SYNTHESIS_MAX_CHARS;
+  // Set alone, a smaller synthesis bound lowers the prompt limit with it; only two settings that disagree are refused.
+  const maxPromptChars = e.PARALLEL_LLM_MAX_PROMPT_CHARS ?? Math.min(DEFAULT_MAX_PROMPT_CHARS, synthesisMaxChars - SYNTHESIS_ROOM_CHARS);
   if (synthesisMaxChars < maxPromptChars + SYNTHESIS_ROOM_CHARS) {
     throw new ConfigError(
-      `PARALLEL_LLM_SYNTHESIS_MAX_CHARS (${synthesisMaxChars}) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS (${maxPromptChars}) by at least ${SYNTHESIS_ROOM_CHARS}, to leave room for the answers; lower PARALLEL_LLM_MAX_PROMPT_CHARS too`,
+      `PARALLEL_LLM_SYNTHESIS_MAX_CHARS (${synthesisMaxChars}) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS (${maxPromptChars}) by at least ${SYNTHESIS_ROOM_CHARS}, to leave room for the answers; lower PARALLEL_LLM_MAX_PROMPT_CHARS or raise PARALLEL_LLM_SYNTHESIS_MAX_CHARS`,
     );
   }
   return {

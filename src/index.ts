@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Logger } from 'pino';
 import { HELP } from './cli/help.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { OpenRouterClient } from './openrouter/client.js';
 import { createServer } from './server.js';
-import { exitOnDisconnect } from './shutdown.js';
+import { exitOnDisconnect, type Stop } from './shutdown.js';
 import { packageVersion } from './version.js';
 
 /** The entry point: reads the config, sets up logging, wires the parts, owns the process. */
@@ -23,25 +24,15 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0;
     // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return (await import('./cli/ask.js')).runAsk(readConfig(), rest);
+      return (await import('./cli/ask.js')).runAsk(loadConfig(), rest);
     case 'doctor':
-      return (await import('./cli/doctor.js')).runDoctor(readConfig());
+      return (await import('./cli/doctor.js')).runDoctor(loadConfig());
     case undefined:
-      await serve(readConfig());
+      await serve(loadConfig());
       return undefined;
     default:
       process.stderr.write(`parallel-llm-mcp: unknown command "${command}"; see parallel-llm-mcp --help\n`);
       return 2;
-  }
-}
-
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`parallel-llm-mcp: ${error.message}\n`);
-    process.exit(1);
   }
 }
 
@@ -50,11 +41,7 @@ async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
   const client = OpenRouterClient.fromConfig(config, logger);
   const { server, runs } = createServer({ config, client, logger, version: packageVersion() });
-  const close = async () => {
-    await server.close();
-    await client.close();
-  };
-  exitOnDisconnect(
+  const stop = exitOnDisconnect(
     {
       // Runs outlive their calls: with the client gone, they still finish and are saved for
       // get_run from another process. Each upstream call has its limit; this is a backstop.
@@ -63,16 +50,34 @@ async function serve(config: Config): Promise<void> {
         await Promise.race([runs.idle(), sleep(3 * config.timeoutMs + 60_000, undefined, { ref: false })]);
         await client.close();
       },
-      // A signal wants the process gone now: the runs are journaled as interrupted, to resume later.
-      signalled: async () => {
+      // The process must go now: the runs are journaled as interrupted, to be resumed later.
+      halted: async () => {
         await Promise.race([runs.interruptAll(), sleep(1000, undefined, { ref: false })]);
-        await close();
+        await server.close();
+        await client.close();
       },
     },
     logger,
   );
-  await server.connect(new StdioServerTransport());
+  await server.connect(stdioTransport(stop, logger));
   logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
+}
+
+/**
+ * The SDK's stdio transport. After a line longer than it accepts (10 MiB) it closes itself
+ * and stops reading, which used to end the process silently with code 0; now the process
+ * ends the recorded way, saying why, with code 1.
+ */
+function stdioTransport(stop: Stop, logger: Logger): StdioServerTransport {
+  const transport = new StdioServerTransport();
+  let lastError: Error | undefined;
+  transport.onerror = (error) => {
+    lastError = error;
+    // The message may quote the client's line: a short excerpt is enough.
+    logger.warn({ error: error.message.slice(0, 300) }, 'unreadable message on stdin');
+  };
+  transport.onclose = () => stop(`the MCP stdio transport closed${lastError ? ` after: ${lastError.message.slice(0, 300)}` : ''}`, 1);
+  return transport;
 }
 
 main(process.argv.slice(2)).then(
@@ -80,7 +85,9 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`parallel-llm-mcp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A configuration problem (a bad variable, a log file that cannot be opened) is one line, never a stack trace.
+    const shown = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`parallel-llm-mcp: ${shown}\n`);
     process.exit(1);
   },
 );

@@ -1,137 +1,228 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { CoalescingWriter } from './store/coalesce.js';
+import { publish, publishIfAbsent, readOwnFile, sweepStaleTemporaries, writeTemporary } from './store/files.js';
+import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './store/private-dir.js';
+import { StoreError } from './store/store-error.js';
+import { withTimeLimit } from './store/time-limit.js';
 
-/** Temporary files older than this in the staging folder were left by a killed process. */
-const STALE_MS = 60 * 60 * 1000;
+export { StoreError, type StoreErrorCode } from './store/store-error.js';
 
-/**
- * Where runs are saved: one new folder per call under the output dir, named so that
- * folders sort by time and never collide. Files are private to the user and appear
- * whole or not at all: each is written in a staging folder beside the runs (the same
- * file system, so the final rename is atomic), so even a process killed mid-write
- * leaves only complete files in a run folder.
- */
-export class RunStore {
-  private readonly stagingDir: string;
-  private swept = false;
+export interface StoreOptions {
+  /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */
+  opTimeoutMs?: number;
+  /** Flush each file to the disk before publishing it. A kill -9 needs only write + rename; this guards against power loss. */
+  durable?: boolean;
+}
 
-  constructor(readonly rootDir: string) {
-    this.stagingDir = path.join(rootDir, '.staging');
+const DEFAULT_OP_TIMEOUT_MS = 5000;
+/** `2026-11-21T13-34-26.123Z_9f3a1c2e`: the time (`:` as `-`), then 8 random hex digits. */
+const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z_[0-9a-f]{8}$/;
+/** A plain name: no separator, never `.` or `..`, short enough for any file system with room for the temporary suffix. */
+const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
+const INDEX_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+const MAX_INDEX_BYTES = 4096;
+
+export const isRunId = (id: string): boolean => RUN_ID.test(id);
+
+function checkName(name: string, pattern: RegExp, what: string): void {
+  if (!pattern.test(name)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid ${what}: ${JSON.stringify(name.slice(0, 80))}`);
+}
+
+/** What a store and its run folders share: the staging folder for temporary files, the time limit, durability. */
+class Disk {
+  constructor(
+    readonly stagingDir: string,
+    private readonly opTimeoutMs: number,
+    private readonly durable: boolean,
+  ) {}
+
+  limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withTimeLimit(this.opTimeoutMs, what, work);
   }
 
+  /** Writes `target` whole or not at all: a temporary file in the staging folder, renamed into place. */
+  writeFile(target: string, content: string): Promise<void> {
+    return this.limit(`writing ${target}`, async (signal) => {
+      await publish(await writeTemporary(this.stagingDir, path.basename(target), content, this.durable, signal), target, signal);
+    });
+  }
+
+  /** Writes `target` whole, only if no file has that name yet: true if this call made it. */
+  createFile(target: string, content: string): Promise<boolean> {
+    return this.limit(`creating ${target}`, async (signal) =>
+      publishIfAbsent(await writeTemporary(this.stagingDir, path.basename(target), content, this.durable, signal), target, signal),
+    );
+  }
+
+  readFile(file: string, maxBytes: number, cut = false): Promise<string | undefined> {
+    return this.limit(`reading ${file}`, (signal) => readOwnFile(file, maxBytes, signal, cut));
+  }
+}
+
+/**
+ * Where runs are saved: one new folder per run under the output folder, named so that
+ * folders sort by time and never collide, readable only by the user. Files appear whole or
+ * not at all, even if the process is killed: each is written under a temporary name in a
+ * private staging folder beside the runs (the same file system, so the rename into the run
+ * folder is atomic). The store removes nothing but its own stale temporary files and what
+ * `RunFolder.discard` names, never follows a symbolic link inside its tree, and gives every
+ * file operation a time limit.
+ */
+export class RunStore {
+  readonly rootDir: string;
+  private readonly disk: Disk;
+  private readonly indexDir: string;
+  private readonly indexWrites: CoalescingWriter;
+  private swept = false;
+
+  constructor(rootDir: string, options: StoreOptions = {}) {
+    this.rootDir = path.resolve(rootDir);
+    this.disk = new Disk(path.join(this.rootDir, '.staging'), options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS, options.durable ?? true);
+    this.indexDir = path.join(this.rootDir, '.index');
+    this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
+  }
+
+  /** A new run id, known before its folder exists. */
   newRunId(now = new Date()): string {
     return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
   }
 
-  async createRun(id = this.newRunId()): Promise<RunFolder> {
-    await mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
-    if (!this.swept) {
-      this.swept = true;
-      // Housekeeping only: a file it cannot remove must not cost this call its folder.
-      await sweepStale(this.stagingDir, Date.now()).catch(() => undefined);
-    }
-    const dir = path.join(this.rootDir, id);
-    await mkdir(dir, { mode: 0o700 });
-    return new RunFolder(dir, this.stagingDir);
+  async createRun(name = this.newRunId()): Promise<RunFolder> {
+    checkName(name, RUN_ID, 'run id');
+    const folder = await this.disk.limit(`creating a run folder in ${this.rootDir}`, async (signal) => {
+      await this.prepare(signal);
+      // Not recursive: fails if the name exists, so the folder is certainly new and ours.
+      await mkdir(path.join(this.rootDir, name), { mode: 0o700 });
+      return new RunFolder(this.rootDir, name, this.disk, true);
+    });
+    await this.sweepOnce();
+    return folder;
   }
 
+  /** An existing run folder: undefined when `id` is not a run id, or names nothing, or not a real folder of ours. */
   async openRun(id: string): Promise<RunFolder | undefined> {
     if (!isRunId(id)) return undefined;
-    const dir = path.join(this.rootDir, id);
-    const info = await stat(dir).catch(() => undefined);
-    return info?.isDirectory() ? new RunFolder(dir, this.stagingDir) : undefined;
+    return this.disk.limit(`opening run ${id} in ${this.rootDir}`, async (signal) => {
+      const info = await lstat(path.join(this.rootDir, id)).catch(unlessCode('ENOENT', 'ENOTDIR'));
+      if (!info || unsafeDirReason(info, id)) return undefined;
+      await this.prepare(signal);
+      return new RunFolder(this.rootDir, id, this.disk, false);
+    });
   }
 
-  async listRuns(limit: number): Promise<string[]> {
-    const names = await readdir(this.rootDir).catch(() => []);
-    return names.filter(isRunId).sort().reverse().slice(0, limit);
+  /** The newest run ids, newest first; only folders named as we name runs. */
+  listRuns(limit: number): Promise<string[]> {
+    return this.disk.limit(`listing runs in ${this.rootDir}`, async () => {
+      const entries = (await readdir(this.rootDir, { withFileTypes: true }).catch(unlessCode('ENOENT'))) ?? [];
+      const ids = entries.filter((entry) => entry.isDirectory() && isRunId(entry.name)).map((entry) => entry.name);
+      return ids.sort().reverse().slice(0, limit);
+    });
   }
 
+  /** Saves a small private value under `key` (letters, digits, `_`, `-`); writes of one key are ordered and coalesced. */
   async writeIndex(key: string, value: string): Promise<void> {
-    const dir = path.join(this.rootDir, '.requests');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(path.join(dir, key), value, this.stagingDir);
+    checkName(key, INDEX_KEY, 'index key');
+    await this.disk.limit(`preparing the index in ${this.rootDir}`, async (signal) => {
+      await this.prepare(signal);
+      await ensurePrivateDir(this.indexDir);
+    });
+    await this.indexWrites.write(key, value);
   }
 
   async readIndex(key: string): Promise<string | undefined> {
-    return readFile(path.join(this.rootDir, '.requests', key), 'utf8').catch(() => undefined);
+    checkName(key, INDEX_KEY, 'index key');
+    return this.disk.limit(`reading the index in ${this.rootDir}`, async (signal) => {
+      const info = await lstat(this.indexDir).catch(unlessCode('ENOENT', 'ENOTDIR'));
+      if (!info || unsafeDirReason(info, this.indexDir)) return undefined;
+      await checkRootDir(this.rootDir);
+      return readOwnFile(path.join(this.indexDir, key), MAX_INDEX_BYTES, signal);
+    });
+  }
+
+  /** The output folder (created 0700 where missing) and the staging folder, checked to be ours alone. */
+  private async prepare(signal: AbortSignal): Promise<void> {
+    await makeDirs(this.rootDir, signal);
+    await checkRootDir(this.rootDir);
+    await ensurePrivateDir(this.disk.stagingDir);
+  }
+
+  /** Once per store: housekeeping that must never cost a call its folder. */
+  private async sweepOnce(): Promise<void> {
+    if (this.swept) return;
+    this.swept = true;
+    const staging = this.disk.stagingDir;
+    await this.disk.limit(`sweeping ${staging}`, (signal) => sweepStaleTemporaries(staging, Date.now(), signal)).catch(() => undefined);
   }
 }
-
-export const isRunId = (id: string): boolean => /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z_[0-9a-f]{8}$/.test(id);
 
 export class RunFolder {
-  /** Writes of one file go in order, so a slower older version never replaces a newer one. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  readonly dir: string;
+  private readonly writes: CoalescingWriter;
+  /** What this process wrote here: the only files `discard` may remove. */
+  private readonly written = new Set<string>();
 
   constructor(
-    readonly dir: string,
-    private readonly stagingDir: string,
-  ) {}
-
-  get name(): string {
-    return path.basename(this.dir);
+    rootDir: string,
+    readonly name: string,
+    private readonly disk: Disk,
+    /** Whether this process created the folder (not just opened it). */
+    private readonly created: boolean,
+  ) {
+    this.dir = path.join(rootDir, name);
+    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content));
   }
 
-  async read(fileName: string, maxBytes: number): Promise<string | undefined> {
-    const handle = await open(path.join(this.dir, fileName), 'r').catch(() => undefined);
-    if (!handle) return undefined;
-    try {
-      const buffer = Buffer.alloc(maxBytes);
-      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
+  /**
+   * Writes `fileName` whole or not at all; returns its full path. Writes of one file are
+   * ordered and coalesced: the promise resolves once this content, or a newer one, is saved.
+   */
+  async write(fileName: string, content: string): Promise<string> {
+    checkName(fileName, FILE_NAME, 'file name');
+    await this.writes.write(fileName, content);
+    this.written.add(fileName);
+    return path.join(this.dir, fileName);
   }
 
+  /** Writes `fileName` whole only if it does not exist yet: true if this call made it (another process may race for it). */
   async createExclusive(fileName: string, content: string): Promise<boolean> {
-    const handle = await open(path.join(this.dir, fileName), 'wx', 0o600).catch(() => undefined);
-    if (!handle) return false;
-    await handle.writeFile(content);
-    await handle.close();
-    return true;
+    checkName(fileName, FILE_NAME, 'file name');
+    const made = await this.disk.createFile(path.join(this.dir, fileName), content);
+    if (made) this.written.add(fileName);
+    return made;
   }
 
-  async list(): Promise<string[]> {
-    return readdir(this.dir);
+  /** A file of ours in this folder, never through a symbolic link: undefined when absent; rejects when over `maxBytes`. */
+  async read(fileName: string, maxBytes: number): Promise<string | undefined> {
+    checkName(fileName, FILE_NAME, 'file name');
+    return this.disk.readFile(path.join(this.dir, fileName), maxBytes);
   }
 
-  /** Writes `fileName` completely or not at all; returns its full path. */
-  write(fileName: string, content: string): Promise<string> {
-    const target = path.join(this.dir, fileName);
-    const previous = this.queues.get(fileName) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => writeFileAtomic(target, content, this.stagingDir));
-    this.queues.set(fileName, next);
-    return next.then(() => target);
+  /** The start of a file of ours, at most `maxBytes` of it (never a broken character): undefined when absent. */
+  async readStart(fileName: string, maxBytes: number): Promise<string | undefined> {
+    checkName(fileName, FILE_NAME, 'file name');
+    return this.disk.readFile(path.join(this.dir, fileName), maxBytes, true);
   }
-}
 
-/** Writes to a temporary file in `stagingDir` (default: beside the target), flushes it, then renames it into place. */
-export async function writeFileAtomic(target: string, content: string, stagingDir = path.dirname(target)): Promise<void> {
-  const temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
+  /** The names of the regular files here, sorted. */
+  list(): Promise<string[]> {
+    return this.disk.limit(`listing ${this.dir}`, async () => {
+      const entries = await readdir(this.dir, { withFileTypes: true });
+      return entries.filter((entry) => entry.isFile() && FILE_NAME.test(entry.name)).map((entry) => entry.name).sort();
+    });
   }
-  await handle.close();
-  await rename(temporary, target).catch(async (error: unknown) => {
-    await rm(temporary, { force: true });
-    throw error;
-  });
-}
 
-async function sweepStale(dir: string, now: number): Promise<void> {
-  for (const name of await readdir(dir).catch(() => [])) {
-    const file = path.join(dir, name);
-    const info = await stat(file).catch(() => undefined);
-    if (info && now - info.mtimeMs > STALE_MS) await rm(file, { recursive: true, force: true });
+  /**
+   * Removes a folder this process created (a probe, say): the files this object wrote, then
+   * the folder, which stays if anything else has appeared in it. Nothing else is removed.
+   */
+  discard(): Promise<void> {
+    if (!this.created) return Promise.reject(new StoreError('ERR_STORE_UNSAFE', `${this.dir} was not created by this process`));
+    return this.disk.limit(`removing ${this.dir}`, async () => {
+      for (const fileName of this.written) await unlink(path.join(this.dir, fileName)).catch(unlessCode('ENOENT'));
+      await rmdir(this.dir);
+    });
   }
 }
 

@@ -6,40 +6,47 @@ const FORCE_EXIT_MS = 1500;
 export interface Stops {
   /** The client went away (stdin ended or closed, stdout broke): its runs may finish first. */
   clientGone(): Promise<void>;
-  /** SIGINT, SIGTERM or SIGHUP: stop at once, leaving the runs to be resumed. */
-  signalled(): Promise<void>;
+  /** A signal, or the transport failing: stop at once, leaving the runs to be resumed. */
+  halted(): Promise<void>;
 }
 
+/** Ends the process the one recorded way at once: says why, stops, lets the logs out, exits with `exitCode`. */
+export type Stop = (reason: string, exitCode?: number) => void;
+
 /**
- * Ends the process when the client goes away or a signal arrives. The SDK's stdio transport
- * notices neither stdin ending nor stdout breaking by itself.
+ * Ends the process when the client goes away or a signal (SIGINT, SIGTERM, SIGHUP: the
+ * terminal or the client's session closed) arrives. The SDK's stdio transport notices
+ * neither stdin ending nor stdout breaking by itself. Returns `stop`, for the other reasons
+ * the process has to end while it serves.
  */
-export function exitOnDisconnect(stops: Stops, logger: Logger): void {
+export function exitOnDisconnect(stops: Stops, logger: Logger): Stop {
   let state: 'serving' | 'draining' | 'stopping' = 'serving';
-  const exit = () => process.exit(0);
+  const end = (work: Promise<void>, exitCode: number) =>
+    work
+      .catch((error: unknown) => logger.error({ err: error }, 'error while stopping'))
+      .then(() => new Promise<void>((resolve) => logger.flush(() => resolve())))
+      .finally(() => process.exit(exitCode));
   const gone = (reason: string) => {
     if (state !== 'serving') return;
     state = 'draining';
     logger.info({ reason }, 'the client is gone: finishing the runs in progress, then exiting');
-    stops
-      .clientGone()
-      .catch((error: unknown) => logger.error({ err: error }, 'error while finishing'))
-      .finally(exit);
+    void end(stops.clientGone(), 0);
   };
-  const signalled = (signal: NodeJS.Signals) => {
+  const halt = (reason: string, exitCode = 0) => {
     if (state === 'stopping') return;
     state = 'stopping';
-    logger.info({ reason: signal }, 'shutting down');
-    setTimeout(exit, FORCE_EXIT_MS).unref();
-    stops
-      .signalled()
-      .catch((error: unknown) => logger.error({ err: error }, 'error during shutdown'))
-      .finally(exit);
+    if (exitCode === 0) logger.info({ reason }, 'shutting down');
+    else logger.error({ reason, exitCode }, `shutting down: ${reason}`);
+    setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
+    void end(stops.halted(), exitCode);
   };
   process.stdin.once('end', () => gone('stdin ended'));
   process.stdin.once('close', () => gone('stdin closed'));
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => signalled(signal));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => halt(signal));
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     gone(error.code === 'EPIPE' ? 'stdout closed (EPIPE)' : `stdout error ${error.code ?? error.message}`);
   });
+  return (reason, exitCode) => {
+    if (state === 'serving') halt(reason, exitCode);
+  };
 }

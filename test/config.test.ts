@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, defaultOutputDir, loadConfig } from '../src/config.js';
+import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ConfigError, MAX_PROMPT_CHARS_CEILING, defaultOutputDir, loadConfig } from '../src/config.js';
 
 const KEY = 'sk-or-v1-test-key-0123456789';
 const withKey = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({ OPENROUTER_API_KEY: KEY, ...env });
@@ -266,5 +267,38 @@ describe('settings that would break calls later are refused at start', () => {
       /^PARALLEL_LLM_SYNTHESIS_MAX_CHARS \(100000\) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS \(90000\) by at least 20000/,
     );
     expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '80000' })).synthesisMaxChars).toBe(100_000);
+  });
+});
+
+describe('loadConfig: the prompt limit fits the stdio transport (issue 10, item 12)', () => {
+  it('derives the prompt limit from PARALLEL_LLM_SYNTHESIS_MAX_CHARS set alone, instead of refusing to start', () => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '200000' }))).toMatchObject({ synthesisMaxChars: 200_000, maxPromptChars: 180_000 });
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '2000000' })).maxPromptChars).toBe(500_000);
+  });
+
+  it('refuses a synthesis bound that leaves no room for any prompt', () => {
+    expect(configError(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '20000' })).message).toMatch(/^PARALLEL_LLM_SYNTHESIS_MAX_CHARS must be at least 20001/);
+  });
+
+  it('refuses a prompt limit larger than one message of the stdio transport can carry', () => {
+    const env = withKey({ PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING + 1), PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '5000000' });
+    expect(configError(env).message).toMatch(new RegExp(`^PARALLEL_LLM_MAX_PROMPT_CHARS must be at most ${MAX_PROMPT_CHARS_CEILING}: .*MCP stdio transport`));
+    expect(loadConfig({ ...env, PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING) }).maxPromptChars).toBe(MAX_PROMPT_CHARS_CEILING);
+  });
+
+  it('lets the SDK’s stdio reader take a prompt at the ceiling even when every character escapes to 6 bytes', () => {
+    const prompt = '\u0001'.repeat(MAX_PROMPT_CHARS_CEILING);
+    const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt, models: ['x'.repeat(200)] } } };
+    const line = Buffer.from(`${JSON.stringify(message)}\n`);
+    expect(line.length).toBeGreaterThan(6 * MAX_PROMPT_CHARS_CEILING);
+    // The worst moment: all but the end of the line is waiting when a full 64 KiB read arrives with the start of the next message.
+    const read = 64 * 1024;
+    const tail = 10;
+    const reader = new ReadBuffer();
+    expect(STDIO_DEFAULT_MAX_BUFFER_SIZE).toBe(10 * 1024 * 1024);
+    reader.append(line.subarray(0, line.length - tail));
+    reader.append(Buffer.concat([line.subarray(line.length - tail), Buffer.alloc(read - tail, 'x')]));
+    const parsed = reader.readMessage() as unknown as { params: { arguments: { prompt: string } } };
+    expect(parsed.params.arguments.prompt.length).toBe(MAX_PROMPT_CHARS_CEILING);
   });
 });

@@ -117,6 +117,13 @@ describe('answers shown, within the cap', () => {
     expect(text).toContain(`Synthesis failed: ${SYNTHESIZER} failed: timeout: no complete answer within the 240000 ms limit.`);
   });
 
+  it('never cuts an emoji in half', () => {
+    const run = record({});
+    run.synthesis.attempts = [{ model: SYNTHESIZER, status: 'answered', ms: 1, chars: 2000 }];
+    const { data } = result(view(run, '😀'.repeat(1000)), 'both', 1001);
+    expect(data.answer!.startsWith('😀'.repeat(500) + '\n\n[... cut at 1,001 of 2,000')).toBe(true);
+  });
+
   it.each([
     ['content', false, true],
     ['structured_content', true, false],

@@ -214,6 +214,22 @@ describe('get_run', () => {
     expect(collected).toMatchObject({ status: 'complete', answer: 'synthesis for shared', run_folder: data!.run_folder });
   });
 
+  it('reads only the start of a long answer from another process’s folder, cut at the cap and never inside a character', async () => {
+    const outputDir = await tempDir();
+    const env = { PARALLEL_LLM_MODELS: 'long/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'long/synth', PARALLEL_LLM_MAX_ANSWER_CHARS: '1000' };
+    fake.on('long/one', { answer: 'one' });
+    fake.on('long/synth', { answer: 'é€😀'.repeat(1000) });
+    const owner = await start(env, { outputDir });
+    const { data } = await processPrompt(owner, { prompt: 'q' });
+    await owner.app.runs.idle();
+    const other = await start(env, { outputDir });
+    const { data: read } = await getRun(other, { run_id: data!.run_id });
+    expect(read).toMatchObject({ answer_cut: true, answer_chars: 4000 });
+    expect(read!.answer!.startsWith('é€😀'.repeat(250))).toBe(true);
+    expect(read!.answer).not.toContain('\uFFFD');
+    expect(read!.answer).toContain('[... cut at 1,000 of 4,000 characters');
+  });
+
   it('returns the run as it stands with wait_seconds: 0', async () => {
     const harness = await start({ ...slowThird('now', 1000), PARALLEL_LLM_BUDGET_MS: '100' });
     const { data } = await processPrompt(harness, { prompt: 'q' });

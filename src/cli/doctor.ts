@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { fetchKeyInfo, fetchModelIds } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { RunStore, writeFileAtomic } from '../run-store.js';
+import { RunStore } from '../run-store.js';
 
 interface Check {
   ok: boolean;
@@ -100,8 +97,9 @@ async function checkOutputFolder(config: Config): Promise<Check> {
   try {
     const store = new RunStore(config.outputDir);
     const probe = await store.createRun();
-    await writeFileAtomic(path.join(probe.dir, `probe-${randomBytes(2).toString('hex')}.txt`), 'ok');
-    await rm(probe.dir, { recursive: true, force: true });
+    await probe.write('probe.txt', 'ok');
+    // Removes only the probe file and the new folder, never anything else.
+    await probe.discard();
     return { ok: true, what: `runs are saved in ${config.outputDir}` };
   } catch (caught) {
     return {

@@ -47,5 +47,11 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
 function cut(text: string, chars: number, cap: number, file: string | undefined): ShownText {
   if (chars <= cap && text.length <= cap) return { text, chars, cut: false };
   const marker = `\n\n[... cut at ${cap.toLocaleString('en-US')} of ${chars.toLocaleString('en-US')} characters; the whole answer is saved in ${file ?? 'the run folder'}]`;
-  return { text: text.slice(0, Math.max(0, cap)) + marker, chars, cut: true };
+  return { text: text.slice(0, safeEnd(text, Math.max(0, cap))) + marker, chars, cut: true };
+}
+
+/** `end`, or one less when that would split a surrogate pair (an emoji) in two. */
+function safeEnd(text: string, end: number): number {
+  const last = text.charCodeAt(end - 1);
+  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
 }

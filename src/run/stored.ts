@@ -113,7 +113,7 @@ export class StoredRun implements RunHandle {
   }
 
   private read(name: string, maxBytes: number): Promise<string | undefined> {
-    return this.folder.read(name, maxBytes).catch(() => undefined);
+    return this.folder.readStart(name, maxBytes).catch(() => undefined);
   }
 }
 

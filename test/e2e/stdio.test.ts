@@ -126,6 +126,28 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     for (const text of everything) expect(text).not.toContain(VALID_KEY);
   });
 
+  it.each([
+    ['SIGTERM arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGTERM')],
+    ['SIGINT arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGINT')],
+    ['SIGHUP arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGHUP')],
+  ])('exits cleanly within 2 s when %s, even with a call in flight (the run is left to resume)', async (_name, stop) => {
+    fake.on('e2e/hang', { hang: true });
+    const child = spawnBin([], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/hang' }));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    await waitFor(() => stdout.includes('"id":1'));
+    const before = fake.requestsFor('e2e/hang').length;
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' } } })}\n`);
+    await waitFor(() => fake.requestsFor('e2e/hang').length === before + 1);
+    const since = Date.now();
+    const exit = finished(child, since);
+    stop(child);
+    const result = await exit;
+    expect(result.ms).toBeLessThan(2000);
+    expect(result.code).toBe(0);
+  });
+
   it('exits within 2 s when stdout breaks (EPIPE)', async () => {
     const child = spawnBin([], userEnv(fake, await tempDir()));
     const exit = finished(child);

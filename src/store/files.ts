@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, lstat, open, readdir, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { ownedByUs, unlessCode } from './private-dir.js';
+import { StoreError } from './store-error.js';
+
+/** 0 where the platform lacks them (Windows); there symbolic links need rights users rarely have. */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** So that opening a FIFO someone put in place of a file fails at once instead of waiting for a writer. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** Our temporary files, `.<final name>.<8 hex>.tmp`: the only names the sweep may remove. */
+const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;
+/** A temporary file this old was left by a killed process: no write takes an hour. */
+export const STALE_MS = 60 * 60 * 1000;
+
+/**
+ * Writes `content` to a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and
+ * returns its path. With `durable`, the data is flushed to the disk before the file is
+ * published, so that even a power cut never leaves a published file empty.
+ */
+export async function writeTemporary(stagingDir: string, fileName: string, content: string, durable: boolean, signal: AbortSignal): Promise<string> {
+  const temporary = path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+  try {
+    await handle.writeFile(content, 'utf8');
+    signal.throwIfAborted();
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return temporary;
+}
+
+/** Gives a finished temporary file its final name, replacing any older version, in one atomic step. */
+export async function publish(temporary: string, target: string, signal: AbortSignal): Promise<void> {
+  try {
+    // A write that ran out of time must not land later over a newer one.
+    signal.throwIfAborted();
+    await rename(temporary, target);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Gives a finished temporary file its final name only if that name is free (a hard link fails on an existing name): true if it was. */
+export async function publishIfAbsent(temporary: string, target: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    signal.throwIfAborted();
+    await link(temporary, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+}
+
+/**
+ * Reads a regular file of ours, at most `maxBytes` of it, without following a symbolic
+ * link. Undefined when there is no such file of ours; rejects with ERR_STORE_TOO_LARGE
+ * when it is longer than `maxBytes`.
+ */
+export async function readOwnFile(file: string, maxBytes: number, signal: AbortSignal, cut = false): Promise<string | undefined> {
+  const handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(unlessCode('ENOENT', 'ENOTDIR', 'ELOOP', 'EMLINK'));
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || !ownedByUs(info)) return undefined;
+    // One byte more than allowed tells a file that grew past the limit since stat.
+    const buffer = Buffer.alloc(Math.min(info.size, maxBytes) + (cut ? 0 : 1));
+    let length = 0;
+    while (length < buffer.length) {
+      signal.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) throw new StoreError('ERR_STORE_TOO_LARGE', `${file} is larger than ${maxBytes} bytes`);
+    // A cut may fall inside a character: a streaming decode leaves its first bytes out.
+    return cut ? new TextDecoder().decode(buffer.subarray(0, length), { stream: true }) : buffer.toString('utf8', 0, length);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Removes what killed processes left in our staging folder: only regular files of ours,
+ * named as our temporary files are, untouched for STALE_MS. Never a folder, never a link,
+ * never anything else: the server deletes only what it created.
+ */
+export async function sweepStaleTemporaries(stagingDir: string, now: number, signal: AbortSignal): Promise<void> {
+  for (const entry of await readdir(stagingDir, { withFileTypes: true })) {
+    signal.throwIfAborted();
+    if (!entry.isFile() || !TEMP_NAME.test(entry.name)) continue;
+    const file = path.join(stagingDir, entry.name);
+    const info = await lstat(file).catch(() => undefined);
+    if (info?.isFile() && ownedByUs(info) && now - info.mtimeMs > STALE_MS) await unlink(file).catch(() => undefined);
+  }
+}

@@ -1,0 +1,78 @@
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StoreError } from './store-error.js';
+
+/** Undefined on Windows, where owners and mode bits do not work this way: the checks that need them are skipped there. */
+const ourUid = process.getuid?.();
+
+export const ownedByUs = (info: Stats): boolean => ourUid === undefined || info.uid === ourUid;
+
+/** Why `info` (what lstat or stat said of `dir`) is not a folder that only we can change; undefined when it is one. */
+export function unsafeDirReason(info: Stats, dir: string): string | undefined {
+  if (info.isSymbolicLink()) return `${dir} is a symbolic link`;
+  if (!info.isDirectory()) return `${dir} is not a directory`;
+  if (!ownedByUs(info)) return `${dir} belongs to another user (uid ${info.uid})`;
+  if (ourUid !== undefined && (info.mode & 0o022) !== 0) {
+    return `${dir} can be changed by other users (mode ${(info.mode & 0o777).toString(8)}): run chmod go-w ${dir}`;
+  }
+  return undefined;
+}
+
+/**
+ * The configured output folder, checked before anything is written in it. Symbolic links
+ * among its parents are the user's choice; the folder itself may be a link only if we made
+ * the link, and what it leads to must be a folder of ours that nobody else can write in,
+ * so that no one can swap a run folder or the staging folder under us.
+ */
+export async function checkRootDir(dir: string): Promise<void> {
+  const link = await lstat(dir);
+  if (link.isSymbolicLink() && !ownedByUs(link)) {
+    throw new StoreError('ERR_STORE_UNSAFE', `refusing to save runs: ${dir} is a symbolic link made by another user (uid ${link.uid})`);
+  }
+  const reason = unsafeDirReason(await stat(dir), dir);
+  if (reason) throw new StoreError('ERR_STORE_UNSAFE', `refusing to save runs: ${reason}`);
+}
+
+/** Makes (0700) or finds a folder of ours inside the checked root, and makes sure it is a real folder of ours. */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { mode: 0o700 }).catch(unlessCode('EEXIST'));
+  const reason = unsafeDirReason(await lstat(dir), dir);
+  if (reason) throw new StoreError('ERR_STORE_UNSAFE', `refusing to use ${dir}: ${reason}`);
+}
+
+/**
+ * Creates `dir` and its missing parents (0700), one folder at a time. Never Node's
+ * recursive mkdir: on Node 20 it loops for ever, burning a core, where mkdir fails in an
+ * unusual way (under /proc, say). Here each folder is tried once, and a failure is final.
+ */
+export async function makeDirs(dir: string, signal: AbortSignal): Promise<void> {
+  const missing: string[] = [];
+  for (let current = path.resolve(dir); !(await exists(current)); current = path.dirname(current)) {
+    signal.throwIfAborted();
+    missing.push(current);
+    if (path.dirname(current) === current) break;
+  }
+  for (const folder of missing.reverse()) {
+    signal.throwIfAborted();
+    await mkdir(folder, { mode: 0o700 }).catch(unlessCode('EEXIST'));
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
+
+/** A catch handler that swallows one error code and rethrows the rest. */
+export const unlessCode =
+  (...codes: string[]) =>
+  (error: NodeJS.ErrnoException): undefined => {
+    if (error.code !== undefined && codes.includes(error.code)) return undefined;
+    throw error;
+  };

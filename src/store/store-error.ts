@@ -1,0 +1,21 @@
+export type StoreErrorCode =
+  /** The file system did not answer in time. */
+  | 'ERR_STORE_TIMEOUT'
+  /** A folder we would rely on could be changed by someone else, or is not what we made. */
+  | 'ERR_STORE_UNSAFE'
+  /** A file is larger than the caller is willing to read. */
+  | 'ERR_STORE_TOO_LARGE'
+  /** A file name, run id or key outside the names we make. */
+  | 'ERR_STORE_BAD_NAME';
+
+/** A run-store failure that is ours, not the operating system's: callers can tell them apart by `code`. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

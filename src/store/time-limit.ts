@@ -1,0 +1,26 @@
+import { StoreError } from './store-error.js';
+
+/**
+ * Runs `work` with a deadline. A file system can stop answering (a dead network mount, a
+ * loop in Node under /proc), and that must not hold a call for ever: past `ms` the promise
+ * rejects with ERR_STORE_TIMEOUT and `signal` is aborted, so that the work stops at its
+ * next step instead of landing late over something newer.
+ */
+export async function withTimeLimit<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`);
+      controller.abort(error);
+      reject(error);
+    }, ms);
+    // A pending deadline alone must not keep the process alive.
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config.js';
+import { DroppingSink } from '../src/log-sink.js';
+import { createLogger } from '../src/logger.js';
+import { tempDir } from './support/harness.js';
+
+const flushed = (logger: Logger) => new Promise<void>((resolve) => logger.flush(() => resolve()));
+const mode = async (file: string) => (await stat(file)).mode & 0o777;
+
+function configErrorFor(file: string): ConfigError {
+  try {
+    createLogger({ level: 'info', file, stderrLevel: 'silent' });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`createLogger accepted ${file}`);
+}
+
+describe('the log file (issue 10, item 9)', () => {
+  it('is created 0600, in folders created 0700, and gets every line', async () => {
+    const file = path.join(await tempDir(), 'logs', 'deep', 'server.log');
+    const logger = createLogger({ level: 'info', file, stderrLevel: 'silent' });
+    logger.info({ n: 1 }, 'first line');
+    await flushed(logger);
+    expect(await mode(file)).toBe(0o600);
+    expect(await mode(path.dirname(file))).toBe(0o700);
+    expect(await mode(path.dirname(path.dirname(file)))).toBe(0o700);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ msg: 'first line', n: 1 });
+  });
+
+  it('is never opened through a symbolic link: one clear error naming PARALLEL_LLM_LOG_FILE, and the target untouched', async () => {
+    const dir = await tempDir();
+    const target = path.join(dir, 'precious.txt');
+    await writeFile(target, 'keep me');
+    await symlink(target, path.join(dir, 'server.log'));
+    expect(configErrorFor(path.join(dir, 'server.log')).message).toMatch(/^PARALLEL_LLM_LOG_FILE \(.*server\.log\) is a symbolic link/);
+    expect(await readFile(target, 'utf8')).toBe('keep me');
+  });
+
+  it('refuses a directory, or a path inside a file, with one line naming PARALLEL_LLM_LOG_FILE', async () => {
+    const dir = await tempDir();
+    expect(configErrorFor(dir).message).toBe(`PARALLEL_LLM_LOG_FILE (${dir}) is a directory: name a file`);
+    await writeFile(path.join(dir, 'file'), '');
+    expect(configErrorFor(path.join(dir, 'file', 'server.log')).message).toMatch(/^PARALLEL_LLM_LOG_FILE \(.*\) cannot be opened: ENOTDIR/);
+    await mkdir(path.join(dir, 'ok'));
+    expect(configErrorFor(path.join(dir, 'ok')).message).toContain('is a directory');
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('never throws into the caller when the disk is full (/dev/full)', async () => {
+    const logger = createLogger({ level: 'info', file: '/dev/full', stderrLevel: 'silent' });
+    for (let i = 0; i < 2000; i++) logger.info({ i }, 'a line the disk will refuse');
+    await flushed(logger);
+    logger.info('still logging after the failures');
+    await flushed(logger);
+  });
+});
+
+describe('DroppingSink (issue 10, item 10)', () => {
+  it('drops lines, without blocking, while the destination does not keep up; then says how many it dropped', async () => {
+    const slow = new PassThrough({ highWaterMark: 64, readableHighWaterMark: 64 });
+    const sink = new DroppingSink(slow, 1000);
+    const line = `${'x'.repeat(99)}\n`;
+    for (let i = 0; i < 100; i++) sink.write(line);
+    expect(slow.writableLength).toBeLessThanOrEqual(1000);
+
+    let out = '';
+    slow.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    await sink.drained(1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = out.trim().split('\n');
+    const kept = lines.filter((text) => text === line.trim()).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(100);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: 40, dropped: 100 - kept });
+  });
+
+  it('still writes a line longer than its limit when nothing is waiting', () => {
+    const idle = new PassThrough();
+    new DroppingSink(idle, 1000).write(`${'y'.repeat(5000)}\n`);
+    expect(idle.read().toString()).toHaveLength(5001);
+  });
+
+  it('stops writing to a destination that failed (EPIPE), and never throws', async () => {
+    let attempts = 0;
+    const broken = new Writable({
+      write(_chunk, _encoding, done) {
+        attempts++;
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const sink = new DroppingSink(broken);
+    sink.write('one\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 10; i++) sink.write('more\n');
+    await sink.drained(100);
+    expect(attempts).toBe(1);
+  });
+});
