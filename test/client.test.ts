@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import { fetchKeyInfo, fetchModelIds } from '../src/openrouter/catalog.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
-import { VALID_KEY, startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { VALID_KEY, startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
 
 const chat = (model: string) => ({ model, prompt: 'Why is the sky blue?', temperature: 0.7, maxTokens: 1000 });
@@ -321,5 +321,46 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     await expect(fetchKeyInfo(badKey)).rejects.toMatchObject({ kind: 'http', status: 401, message: 'User not found.' });
     await badKey.close();
     await withModels.close();
+  });
+});
+
+describe('usage reports of any shape', () => {
+  it('asks for usage both the OpenRouter way and the OpenAI-compatible way', async () => {
+    client = testClient(fake.url);
+    fake.on('m/usage-request', { answer: 'ok' });
+    await client.complete(chat('m/usage-request'));
+    expect(fake.requestsFor('m/usage-request')[0]!.body).toMatchObject({ usage: { include: true }, stream_options: { include_usage: true } });
+  });
+
+  it.each([
+    ['a string', '"lots"', undefined],
+    ['an array', '[1,2]', undefined],
+    ['overflowing, negative and string fields', '{"total_tokens":1e999,"prompt_tokens":-3,"completion_tokens":"many","cost":"0.5"}', { cost: 0.5 }],
+    ['fields of the wrong type in the details', '{"total_tokens":7,"completion_tokens_details":{"reasoning_tokens":{"n":1}}}', { total_tokens: 7 }],
+  ])('keeps the answer when usage is %s', async (_, usage, expected) => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    const model = `m/usage-${usage.length}`;
+    const chunk = `{"choices":[{"index":0,"delta":{"content":"the answer"},"finish_reason":"stop"}],"usage":${usage}}`;
+    fake.on(model, { sse: [`data: ${chunk}`, '', 'data: [DONE]', ''] });
+    const completion = await client.complete(chat(model));
+    expect(completion.content).toBe('the answer');
+    expect(completion.usage).toEqual(expected);
+  });
+});
+
+describe('limits on the monotonic clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('still retries within the call’s limit when the wall clock jumps an hour ahead between attempts', async () => {
+    client = testClient(fake.url, { timeoutMs: 3000 });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const jumpAhead = (): Behaviour => {
+      vi.setSystemTime(Date.now() + 3_600_000);
+      return { status: 503 };
+    };
+    fake.on('m/clock-jump', { fromRequest: jumpAhead }, { answer: 'after the jump' });
+    await expect(client.complete(chat('m/clock-jump'))).resolves.toMatchObject({ content: 'after the jump', attempts: 2 });
   });
 });
