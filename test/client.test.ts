@@ -348,6 +348,59 @@ describe('usage reports of any shape', () => {
   });
 });
 
+describe('rate-limit waits OpenRouter passes on in the error body', () => {
+  const rateLimited = (headers: Record<string, string>) => ({
+    status: 429,
+    error: { message: 'Rate limit exceeded: free-models-per-min. ', code: 429, metadata: { headers, provider_name: null } },
+  });
+
+  it('waits until X-RateLimit-Reset (epoch milliseconds) in metadata.headers before retrying', async () => {
+    client = testClient(fake.url);
+    const reset = String(Date.now() + 400);
+    fake.on('m/reset-ms', rateLimited({ 'X-RateLimit-Limit': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }), { answer: 'after the reset' });
+    await expect(client.complete(chat('m/reset-ms'))).resolves.toMatchObject({ content: 'after the reset', attempts: 2 });
+    const [first, second] = fake.requestsFor('m/reset-ms');
+    expect(second!.at).toBeGreaterThanOrEqual(Number(reset) - 20);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
+  });
+
+  it('reads the header whatever its case, and Retry-After there too', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/reset-case', rateLimited({ 'x-ratelimit-reset': String(Date.now() + 20_000) }));
+    fake.on('m/retry-after-case', rateLimited({ 'RETRY-AFTER': '7' }));
+    expect((await failure('m/reset-case')).retryAfterMs).toBeGreaterThan(15_000);
+    expect((await failure('m/retry-after-case')).retryAfterMs).toBe(7000);
+  });
+
+  it('gives no wait for a reset already past, and does not wait for one past the call’s limit', async () => {
+    client = testClient(fake.url, { timeoutMs: 1000, retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 } });
+    fake.on('m/reset-past', rateLimited({ 'X-RateLimit-Reset': String(Date.now() - 60_000) }), { answer: 'at once' });
+    await expect(client.complete(chat('m/reset-past'))).resolves.toMatchObject({ attempts: 2 });
+    fake.on('m/reset-far', rateLimited({ 'X-RateLimit-Reset': String(Date.now() + 3_600_000) }));
+    const started = performance.now();
+    const error = await failure('m/reset-far');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(error.retryAfterMs).toBeGreaterThan(3_000_000);
+    expect(fake.requestsFor('m/reset-far')).toHaveLength(1);
+  });
+
+  it('passes the message on without its trailing space, so that no ". ." can follow', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/trailing-space', rateLimited({}));
+    expect((await failure('m/trailing-space')).message).toBe('Rate limit exceeded: free-models-per-min.');
+  });
+});
+
+describe('timeouts that say which limit ran out', () => {
+  it('marks a silent stream with code idle_timeout, and the call’s limit without it', async () => {
+    client = testClient(fake.url, { timeoutMs: 600, idleTimeoutMs: 200, retry: { maxRetries: 0 } });
+    fake.on('m/idle', { hang: true });
+    fake.on('m/deadline', { hang: true, keepAliveEveryMs: 50 });
+    expect(await failure('m/idle')).toMatchObject({ kind: 'timeout', code: 'idle_timeout' });
+    expect((await failure('m/deadline')).code).toBeUndefined();
+  });
+});
+
 describe('limits on the monotonic clock', () => {
   afterEach(() => {
     vi.useRealTimers();

@@ -1,16 +1,17 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamError, httpError } from '../errors.js';
 import { readText } from './body.js';
-import { parseRetryAfter } from './retry.js';
+import { parseRateLimitReset, parseRetryAfter } from './retry.js';
 import { errorBodySchema, type ErrorObject } from './schemas.js';
 
 /** The error an HTTP error response stands for, with OpenRouter's own message when the body has one. */
 export async function errorFromResponse(response: Dispatcher.ResponseData): Promise<UpstreamError> {
   const text = await readText(response.body).catch(() => '');
   const parsed = errorBodySchema.safeParse(safeJson(text));
-  const retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']));
+  const headers = response.headers;
+  const retryAfterMs = parseRetryAfter(headerValue(headers['retry-after'])) ?? parseRateLimitReset(headerValue(headers['x-ratelimit-reset']));
   if (!parsed.success) {
-    return httpError(response.statusCode, text.trim().slice(0, 500) || `HTTP ${response.statusCode}`, { retryAfterMs });
+    return httpError(response.statusCode, text.trim().slice(0, 500).trimEnd() || `HTTP ${response.statusCode}`, { retryAfterMs });
   }
   return errorFromObject(parsed.data.error, { status: response.statusCode, retryAfterMs });
 }
@@ -22,8 +23,9 @@ export async function errorFromResponse(response: Dispatcher.ResponseData): Prom
 export function errorFromObject(error: ErrorObject, response: { status?: number; retryAfterMs?: number } = {}): UpstreamError {
   const metadata = error.metadata ?? undefined;
   const status = response.status ?? (typeof error.code === 'number' ? error.code : (error.http_status ?? undefined));
+  const message = error.message?.trim() || 'the upstream reported an error without a message';
   const init = {
-    message: withProviderDetail(error.message?.trim() ? error.message : 'the upstream reported an error without a message', metadata),
+    message: withProviderDetail(message, metadata),
     metadata,
     code: error.code == null ? undefined : String(error.code),
     retryAfterMs: response.retryAfterMs ?? hintedRetryAfterMs(error),
@@ -36,22 +38,31 @@ export function errorFromObject(error: ErrorObject, response: { status?: number;
 /** "Provider returned error" says little; the provider's own words sit in metadata.raw. */
 function withProviderDetail(message: string, metadata: Record<string, unknown> | undefined): string {
   const raw = metadata?.raw;
-  const detail = typeof raw === 'string' ? raw : raw === undefined ? undefined : JSON.stringify(raw);
+  const detail = (typeof raw === 'string' ? raw : raw === undefined ? '' : JSON.stringify(raw)).trim();
   const provider = typeof metadata?.provider_name === 'string' ? metadata.provider_name : undefined;
   if (!detail || message.includes(detail)) return message;
   return `${message} (${provider ?? 'provider'}: ${detail.slice(0, 300)})`;
 }
 
-/** The wait OpenRouter suggests in the body: availability.retry_after, or the provider's in metadata. */
+/**
+ * The wait the error body suggests: OpenRouter's availability.retry_after, the provider's
+ * in metadata, or the provider's rate-limit headers OpenRouter passes on in metadata.headers.
+ */
 function hintedRetryAfterMs(error: ErrorObject): number | undefined {
   const metadata = error.metadata ?? {};
-  const headers = metadata.headers as Record<string, unknown> | undefined;
   const seconds = [error.availability?.retry_after, metadata.retry_after_seconds, metadata.retry_after].find(
     (value): value is number => typeof value === 'number' && value >= 0,
   );
   if (seconds !== undefined) return seconds * 1000;
-  const header = headers?.['Retry-After'] ?? headers?.['retry-after'];
-  return typeof header === 'string' ? parseRetryAfter(header) : undefined;
+  const headers = metadata.headers;
+  return parseRetryAfter(headerIn(headers, 'retry-after')) ?? parseRateLimitReset(headerIn(headers, 'x-ratelimit-reset'));
+}
+
+/** A header from a JSON object of headers, whatever the case of its name. */
+function headerIn(headers: unknown, name: string): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
 function safeJson(text: string): unknown {
@@ -116,6 +127,7 @@ export function deadlineError(limitMs: number): UpstreamError {
   return new UpstreamError({ kind: 'timeout', message: `no complete answer within the ${limitMs} ms limit` });
 }
 
+/** Distinct by its code, so that advice can name the idle limit rather than the call's. */
 export function idleError(idleMs: number): UpstreamError {
-  return new UpstreamError({ kind: 'timeout', message: `the stream was silent for ${idleMs} ms` });
+  return new UpstreamError({ kind: 'timeout', code: 'idle_timeout', message: `the stream was silent for ${idleMs} ms` });
 }
