@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import { fetchKeyInfo, fetchModelIds } from '../src/openrouter/catalog.js';
@@ -398,6 +399,68 @@ describe('timeouts that say which limit ran out', () => {
     fake.on('m/deadline', { hang: true, keepAliveEveryMs: 50 });
     expect(await failure('m/idle')).toMatchObject({ kind: 'timeout', code: 'idle_timeout' });
     expect((await failure('m/deadline')).code).toBeUndefined();
+  });
+});
+
+describe('the key never leaves through what an upstream echoes', () => {
+  const echo = (respond: (authorization: string) => Behaviour): Behaviour => ({ fromRequest: (request) => respond(String(request.headers.authorization)) });
+  const leaks = (value: unknown) => JSON.stringify(value).includes(VALID_KEY) || /Bearer (?!\[redacted\])/.test(JSON.stringify(value));
+
+  /** Everything an UpstreamError carries that could reach a result, a file or a log. */
+  const exposed = (error: UpstreamError) => ({ json: error.toJSON(), message: error.message, metadata: error.metadata, reasoning: error.reasoning, stack: error.stack });
+
+  it('redacts the Authorization header echoed in a 400 message and in metadata.raw', async () => {
+    client = testClient(fake.url);
+    fake.on(
+      'm/echo-400',
+      echo((authorization) => ({
+        status: 400,
+        error: { code: 400, message: `Invalid header: Authorization: ${authorization}`, metadata: { raw: `{"headers":{"authorization":"${authorization}"}}`, provider_name: 'Echo' } },
+      })),
+    );
+    const error = await failure('m/echo-400');
+    expect(leaks(exposed(error))).toBe(false);
+    expect(error.message).toContain('Invalid header: Authorization: Bearer [redacted]');
+  });
+
+  it('redacts the key echoed in a non-JSON error body, a non-JSON 200 body and a mid-stream error', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/echo-html', echo((authorization) => ({ status: 502, body: `<html>proxy saw ${authorization}</html>`, headers: { 'content-type': 'text/html' } })));
+    fake.on('m/echo-200', echo((authorization) => ({ status: 200, body: `not json: ${authorization}` })));
+    const midStream = (authorization: string) =>
+      `data: ${JSON.stringify({ error: { code: 'server_error', message: `upstream refused key ${authorization.slice(7)}` }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}`;
+    fake.on('m/echo-mid', echo((authorization) => ({ sse: [`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half' } }] })}`, '', midStream(authorization), ''] })));
+    for (const model of ['m/echo-html', 'm/echo-200', 'm/echo-mid']) {
+      const error = await failure(model);
+      expect(leaks(exposed(error)), model).toBe(false);
+      expect(error.message, model).toContain('[redacted]');
+    }
+  });
+
+  it('redacts the key where the excerpt of an error body ends inside it', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/echo-cut', echo((authorization) => ({ status: 500, body: `${'x'.repeat(480)} ${authorization.slice(7)}`, headers: { 'content-type': 'text/plain' } })));
+    const error = await failure('m/echo-cut');
+    expect(error.message).toMatch(/x \[redacted\]$/);
+    expect(error.message).not.toContain(VALID_KEY.slice(0, 12));
+  });
+
+  it('redacts the key’s value from an answer and its reasoning, and leaves other text alone', async () => {
+    client = testClient(fake.url);
+    fake.on('m/echo-content', echo((authorization) => ({ answer: `Your key is ${authorization.slice(7)}. Send it as a Bearer token.`, reasoning: `The key: ${authorization.slice(7)}` })));
+    const completion = await client.complete(chat('m/echo-content'));
+    expect(completion.content).toBe('Your key is [redacted]. Send it as a Bearer token.');
+    expect(completion.reasoning).toBe('The key: [redacted]');
+  });
+
+  it('keeps the key out of the retry log lines', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+    client = testClient(fake.url, { logger });
+    fake.on('m/echo-retry', echo((authorization) => ({ status: 503, error: { code: 503, message: `overloaded; retry with ${authorization}` } })), { answer: 'fine' });
+    await client.complete(chat('m/echo-retry'));
+    expect(lines.some((line) => line.includes('retrying'))).toBe(true);
+    expect(lines.join('\n')).not.toContain(VALID_KEY);
   });
 });
 

@@ -9,6 +9,7 @@ import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
 import { completionFrom, parseJson, readStream, readWholeBody, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
+import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 
 export type { TokenUsage } from './usage.js';
@@ -63,12 +64,14 @@ const msLeft = (deadline: Deadline) => deadline.at - performance.now();
 export class OpenRouterClient {
   readonly baseUrl: string;
   private readonly retry: RetryPolicy;
+  private readonly redact: Redactor;
   /** Loaded on the first request: undici is a megabyte of code the server's start does not need. */
   private http: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.redact = new Redactor(options.apiKey);
   }
 
   /** One pool for the whole process. Our own timers govern waiting, so undici's are off. */
@@ -161,7 +164,8 @@ export class OpenRouterClient {
       if (response.statusCode >= 300) throw await errorFromResponse(response);
       const contentType = String(response.headers['content-type'] ?? '');
       const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state) : await readWholeBody(response.body);
-      return completionFrom(draft, chat.maxTokens);
+      const completion = completionFrom(draft, chat.maxTokens);
+      return { ...completion, content: this.redact.secretIn(completion.content), reasoning: this.redact.secretIn(completion.reasoning) };
     });
   }
 
@@ -189,7 +193,8 @@ export class OpenRouterClient {
   /**
    * Runs one HTTP exchange under the call's deadline, the idle limit and the caller's
    * signal. Whichever fires first decides the error; anything else unexpected is a
-   * network failure, classified by undici's error code.
+   * network failure, classified by undici's error code. Every error leaves here with
+   * the key and any bearer token scrubbed from what the upstream wrote in it.
    */
   private async withLimits<T>(
     deadline: Deadline,
@@ -210,7 +215,7 @@ export class OpenRouterClient {
     try {
       return await exchange(controller.signal, () => idleTimer.refresh());
     } catch (caught) {
-      throw this.classify(caught, cause, deadline);
+      throw this.redact.error(this.classify(caught, cause, deadline));
     } finally {
       clearTimeout(deadlineTimer);
       clearTimeout(idleTimer);
