@@ -5,7 +5,7 @@
 export type UpstreamErrorKind =
   | 'http' // a non-2xx answer, or an error object with an HTTP-like code in a 200 body
   | 'rate_limited' // 429
-  | 'timeout' // the call's limit, or too long a silence mid-stream
+  | 'timeout' // the call's limit, or too long a silence mid-stream (code 'idle_timeout')
   | 'network' // the connection failed or broke
   | 'bad_body' // the body was not what the API documents
   | 'provider' // the provider failed mid-generation (finish_reason "error")
@@ -94,9 +94,13 @@ export function httpError(
   });
 }
 
+const CHECK_MODEL_ID = 'Check the model id at https://openrouter.ai/models, or run `parallel-llm-mcp doctor`.';
+
 /** What a user can do about an error, in one sentence, or undefined when nothing. */
 export function adviceFor(error: UpstreamErrorData): string | undefined {
   switch (error.status) {
+    case 400:
+      return /not a valid model id/i.test(error.message) ? CHECK_MODEL_ID : undefined;
     case 401:
       return 'Check OPENROUTER_API_KEY: OpenRouter did not accept it.';
     case 402:
@@ -104,13 +108,15 @@ export function adviceFor(error: UpstreamErrorData): string | undefined {
     case 403:
       return 'The input was refused by moderation; rephrase it or choose another model.';
     case 404:
-      return 'Check the model id against https://openrouter.ai/models.';
+      return CHECK_MODEL_ID;
   }
   switch (error.kind) {
     case 'rate_limited':
       return 'Wait a little, or lower PARALLEL_LLM_MAX_CONCURRENCY.';
     case 'timeout':
-      return 'Raise PARALLEL_LLM_TIMEOUT_MS, or shorten the prompt.';
+      return error.code === 'idle_timeout'
+        ? 'Raise PARALLEL_LLM_IDLE_TIMEOUT_MS: the model went quiet for longer than it allows.'
+        : 'Raise PARALLEL_LLM_TIMEOUT_MS, or shorten the prompt.';
     case 'truncated':
       return 'Raise max_tokens (or PARALLEL_LLM_MAX_TOKENS): the model spent them all on reasoning.';
     case 'network':

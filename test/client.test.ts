@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import { fetchKeyInfo, fetchModelIds } from '../src/openrouter/catalog.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
-import { VALID_KEY, startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { VALID_KEY, startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
 
 const chat = (model: string) => ({ model, prompt: 'Why is the sky blue?', temperature: 0.7, maxTokens: 1000 });
@@ -321,5 +322,161 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     await expect(fetchKeyInfo(badKey)).rejects.toMatchObject({ kind: 'http', status: 401, message: 'User not found.' });
     await badKey.close();
     await withModels.close();
+  });
+});
+
+describe('usage reports of any shape', () => {
+  it('asks for usage both the OpenRouter way and the OpenAI-compatible way', async () => {
+    client = testClient(fake.url);
+    fake.on('m/usage-request', { answer: 'ok' });
+    await client.complete(chat('m/usage-request'));
+    expect(fake.requestsFor('m/usage-request')[0]!.body).toMatchObject({ usage: { include: true }, stream_options: { include_usage: true } });
+  });
+
+  it.each([
+    ['a string', '"lots"', undefined],
+    ['an array', '[1,2]', undefined],
+    ['overflowing, negative and string fields', '{"total_tokens":1e999,"prompt_tokens":-3,"completion_tokens":"many","cost":"0.5"}', { cost: 0.5 }],
+    ['fields of the wrong type in the details', '{"total_tokens":7,"completion_tokens_details":{"reasoning_tokens":{"n":1}}}', { total_tokens: 7 }],
+  ])('keeps the answer when usage is %s', async (_, usage, expected) => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    const model = `m/usage-${usage.length}`;
+    const chunk = `{"choices":[{"index":0,"delta":{"content":"the answer"},"finish_reason":"stop"}],"usage":${usage}}`;
+    fake.on(model, { sse: [`data: ${chunk}`, '', 'data: [DONE]', ''] });
+    const completion = await client.complete(chat(model));
+    expect(completion.content).toBe('the answer');
+    expect(completion.usage).toEqual(expected);
+  });
+});
+
+describe('rate-limit waits OpenRouter passes on in the error body', () => {
+  const rateLimited = (headers: Record<string, string>) => ({
+    status: 429,
+    error: { message: 'Rate limit exceeded: free-models-per-min. ', code: 429, metadata: { headers, provider_name: null } },
+  });
+
+  it('waits until X-RateLimit-Reset (epoch milliseconds) in metadata.headers before retrying', async () => {
+    client = testClient(fake.url);
+    const reset = String(Date.now() + 400);
+    fake.on('m/reset-ms', rateLimited({ 'X-RateLimit-Limit': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }), { answer: 'after the reset' });
+    await expect(client.complete(chat('m/reset-ms'))).resolves.toMatchObject({ content: 'after the reset', attempts: 2 });
+    const [first, second] = fake.requestsFor('m/reset-ms');
+    expect(second!.at).toBeGreaterThanOrEqual(Number(reset) - 20);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
+  });
+
+  it('reads the header whatever its case, and Retry-After there too', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/reset-case', rateLimited({ 'x-ratelimit-reset': String(Date.now() + 20_000) }));
+    fake.on('m/retry-after-case', rateLimited({ 'RETRY-AFTER': '7' }));
+    expect((await failure('m/reset-case')).retryAfterMs).toBeGreaterThan(15_000);
+    expect((await failure('m/retry-after-case')).retryAfterMs).toBe(7000);
+  });
+
+  it('gives no wait for a reset already past, and does not wait for one past the call’s limit', async () => {
+    client = testClient(fake.url, { timeoutMs: 1000, retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 10 } });
+    fake.on('m/reset-past', rateLimited({ 'X-RateLimit-Reset': String(Date.now() - 60_000) }), { answer: 'at once' });
+    await expect(client.complete(chat('m/reset-past'))).resolves.toMatchObject({ attempts: 2 });
+    fake.on('m/reset-far', rateLimited({ 'X-RateLimit-Reset': String(Date.now() + 3_600_000) }));
+    const started = performance.now();
+    const error = await failure('m/reset-far');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(error.retryAfterMs).toBeGreaterThan(3_000_000);
+    expect(fake.requestsFor('m/reset-far')).toHaveLength(1);
+  });
+
+  it('passes the message on without its trailing space, so that no ". ." can follow', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/trailing-space', rateLimited({}));
+    expect((await failure('m/trailing-space')).message).toBe('Rate limit exceeded: free-models-per-min.');
+  });
+});
+
+describe('timeouts that say which limit ran out', () => {
+  it('marks a silent stream with code idle_timeout, and the call’s limit without it', async () => {
+    client = testClient(fake.url, { timeoutMs: 600, idleTimeoutMs: 200, retry: { maxRetries: 0 } });
+    fake.on('m/idle', { hang: true });
+    fake.on('m/deadline', { hang: true, keepAliveEveryMs: 50 });
+    expect(await failure('m/idle')).toMatchObject({ kind: 'timeout', code: 'idle_timeout' });
+    expect((await failure('m/deadline')).code).toBeUndefined();
+  });
+});
+
+describe('the key never leaves through what an upstream echoes', () => {
+  const echo = (respond: (authorization: string) => Behaviour): Behaviour => ({ fromRequest: (request) => respond(String(request.headers.authorization)) });
+  const leaks = (value: unknown) => JSON.stringify(value).includes(VALID_KEY) || /Bearer (?!\[redacted\])/.test(JSON.stringify(value));
+
+  /** Everything an UpstreamError carries that could reach a result, a file or a log. */
+  const exposed = (error: UpstreamError) => ({ json: error.toJSON(), message: error.message, metadata: error.metadata, reasoning: error.reasoning, stack: error.stack });
+
+  it('redacts the Authorization header echoed in a 400 message and in metadata.raw', async () => {
+    client = testClient(fake.url);
+    fake.on(
+      'm/echo-400',
+      echo((authorization) => ({
+        status: 400,
+        error: { code: 400, message: `Invalid header: Authorization: ${authorization}`, metadata: { raw: `{"headers":{"authorization":"${authorization}"}}`, provider_name: 'Echo' } },
+      })),
+    );
+    const error = await failure('m/echo-400');
+    expect(leaks(exposed(error))).toBe(false);
+    expect(error.message).toContain('Invalid header: Authorization: Bearer [redacted]');
+  });
+
+  it('redacts the key echoed in a non-JSON error body, a non-JSON 200 body and a mid-stream error', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/echo-html', echo((authorization) => ({ status: 502, body: `<html>proxy saw ${authorization}</html>`, headers: { 'content-type': 'text/html' } })));
+    fake.on('m/echo-200', echo((authorization) => ({ status: 200, body: `not json: ${authorization}` })));
+    const midStream = (authorization: string) =>
+      `data: ${JSON.stringify({ error: { code: 'server_error', message: `upstream refused key ${authorization.slice(7)}` }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}`;
+    fake.on('m/echo-mid', echo((authorization) => ({ sse: [`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half' } }] })}`, '', midStream(authorization), ''] })));
+    for (const model of ['m/echo-html', 'm/echo-200', 'm/echo-mid']) {
+      const error = await failure(model);
+      expect(leaks(exposed(error)), model).toBe(false);
+      expect(error.message, model).toContain('[redacted]');
+    }
+  });
+
+  it('redacts the key where the excerpt of an error body ends inside it', async () => {
+    client = testClient(fake.url, { retry: { maxRetries: 0 } });
+    fake.on('m/echo-cut', echo((authorization) => ({ status: 500, body: `${'x'.repeat(480)} ${authorization.slice(7)}`, headers: { 'content-type': 'text/plain' } })));
+    const error = await failure('m/echo-cut');
+    expect(error.message).toMatch(/x \[redacted\]$/);
+    expect(error.message).not.toContain(VALID_KEY.slice(0, 12));
+  });
+
+  it('redacts the key’s value from an answer and its reasoning, and leaves other text alone', async () => {
+    client = testClient(fake.url);
+    fake.on('m/echo-content', echo((authorization) => ({ answer: `Your key is ${authorization.slice(7)}. Send it as a Bearer token.`, reasoning: `The key: ${authorization.slice(7)}` })));
+    const completion = await client.complete(chat('m/echo-content'));
+    expect(completion.content).toBe('Your key is [redacted]. Send it as a Bearer token.');
+    expect(completion.reasoning).toBe('The key: [redacted]');
+  });
+
+  it('keeps the key out of the retry log lines', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+    client = testClient(fake.url, { logger });
+    fake.on('m/echo-retry', echo((authorization) => ({ status: 503, error: { code: 503, message: `overloaded; retry with ${authorization}` } })), { answer: 'fine' });
+    await client.complete(chat('m/echo-retry'));
+    expect(lines.some((line) => line.includes('retrying'))).toBe(true);
+    expect(lines.join('\n')).not.toContain(VALID_KEY);
+  });
+});
+
+describe('limits on the monotonic clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('still retries within the call’s limit when the wall clock jumps an hour ahead between attempts', async () => {
+    client = testClient(fake.url, { timeoutMs: 3000 });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const jumpAhead = (): Behaviour => {
+      vi.setSystemTime(Date.now() + 3_600_000);
+      return { status: 503 };
+    };
+    fake.on('m/clock-jump', { fromRequest: jumpAhead }, { answer: 'after the jump' });
+    await expect(client.complete(chat('m/clock-jump'))).resolves.toMatchObject({ content: 'after the jump', attempts: 2 });
   });
 });

@@ -103,6 +103,34 @@ describe('adviceFor', () => {
     expect(adviceFor(httpError(404, 'No endpoints found').toJSON())).toMatch(/model/i);
   });
 
+  it('sends the user to the model list and `doctor` for a 400 "not a valid model ID" and a 404 "No endpoints found"', () => {
+    const advice = 'Check the model id at https://openrouter.ai/models, or run `parallel-llm-mcp doctor`.';
+    expect(adviceFor(httpError(400, 'minimax-m2.5:free is not a valid model ID').toJSON())).toBe(advice);
+    expect(adviceFor(httpError(404, 'No endpoints found for deepseek/deepseek-chat-v3.1:free.').toJSON())).toBe(advice);
+    expect(adviceFor(httpError(400, 'Input must have at least 1 token.').toJSON())).toBeUndefined();
+  });
+
+  it('names PARALLEL_LLM_IDLE_TIMEOUT_MS for a silent stream, and PARALLEL_LLM_TIMEOUT_MS for the call’s limit', () => {
+    const idle = adviceFor(new UpstreamError({ kind: 'timeout', code: 'idle_timeout', message: 'the stream was silent for 90000 ms' }).toJSON());
+    const call = adviceFor(new UpstreamError({ kind: 'timeout', message: 'no complete answer within the 240000 ms limit' }).toJSON());
+    expect(idle).toContain('PARALLEL_LLM_IDLE_TIMEOUT_MS');
+    expect(idle).not.toContain('PARALLEL_LLM_TIMEOUT_MS');
+    expect(call).toContain('PARALLEL_LLM_TIMEOUT_MS');
+  });
+
+  it('gives every piece of advice as one sentence with a single full stop', () => {
+    const errors = [
+      ...[400, 401, 402, 403, 404, 429].map((status) => httpError(status, 'is not a valid model ID')),
+      ...(['timeout', 'truncated', 'network'] as const).map((kind) => new UpstreamError({ kind, message: 'x' })),
+      new UpstreamError({ kind: 'timeout', code: 'idle_timeout', message: 'x' }),
+    ];
+    for (const error of errors) {
+      const advice = adviceFor(error.toJSON())!;
+      expect(advice, `${error.kind} ${error.status}`).toMatch(/^[A-Z][^]*[^.]\.$/);
+      expect(advice).not.toMatch(/\.\s*\./);
+    }
+  });
+
   it('gives no advice where there is nothing the user can do', () => {
     expect(adviceFor(new UpstreamError({ kind: 'bad_body', message: 'not JSON' }).toJSON())).toBeUndefined();
     expect(adviceFor(new UpstreamError({ kind: 'cancelled', message: 'cancelled' }).toJSON())).toBeUndefined();

@@ -1,6 +1,4 @@
 import { rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
@@ -291,8 +289,12 @@ const completionLikeArb = fc.record(
 function contentOf(body: unknown): unknown {
   const choice = (body as { choices?: Array<Record<string, unknown>> } | null)?.choices?.[0];
   const part = (choice?.delta ?? choice?.message) as { content?: unknown } | undefined;
-  return part?.content;
+  return Array.isArray(part?.content) ? textOfParts(part.content) : part?.content;
 }
+
+/** The answer in `content` given as parts: the text of its text parts. */
+const textOfParts = (parts: unknown[]) =>
+  parts.map((part) => (isObject(part) && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('');
 
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const parsesAsJson = (raw: string) => {
@@ -394,13 +396,29 @@ type Fragment =
   | { t: 'field'; line: string }
   | { t: 'blank' }
   | { t: 'done' }
-  | { t: 'chunk'; content: string | null; finish: 'stop' | 'length' | 'error' | null; reasoning?: string }
-  | { t: 'usage' }
+  | { t: 'chunk'; content: string | null | ContentPart[]; finish: 'stop' | 'length' | 'error' | null; reasoning?: string }
+  | { t: 'usage'; usage: unknown }
   | { t: 'error'; code: number | string | undefined; message: string; inChoice: boolean }
   | { t: 'invalid'; data: string }
   | { t: 'notObject'; data: string }
   | { t: 'wrongShape'; data: string };
 
+type ContentPart = { type: 'text'; text: string } | { type: 'thinking'; thinking: Array<{ type: 'text'; text: string }> } | { type: 'image_url'; image_url: { url: string } };
+/** `content` as parts, as Mistral sends it: text is the answer; thinking and anything else are not. */
+const contentPartsArb = fc.array(
+  fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 8 }).map((text): ContentPart => ({ type: 'text', text })),
+    fc.string({ maxLength: 5 }).map((text): ContentPart => ({ type: 'thinking', thinking: [{ type: 'text', text }] })),
+    fc.constant<ContentPart>({ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }),
+  ),
+  { maxLength: 3 },
+);
+/** Usage as OpenRouter reports it, or as broken proxies do: none of it may cost the answer. */
+const usageArb = fc.oneof(
+  fc.constant({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.001 }),
+  fc.record({ prompt_tokens: fc.oneof(fc.double(), fc.string(), json), cost: fc.oneof(fc.double(), fc.string({ maxLength: 6 }), json) }, { requiredKeys: [] }),
+  json,
+);
 const oneLine = (s: string) => s.replace(/[\r\n]/g, ' ');
 const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
   { arbitrary: fc.constant({ t: 'comment' as const }), weight: 2 },
@@ -411,7 +429,7 @@ const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
     arbitrary: fc.record(
       {
         t: fc.constant('chunk' as const),
-        content: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), blank, fc.constant(null)),
+        content: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), blank, fc.constant(null), contentPartsArb),
         finish: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.constantFrom('stop' as const, 'length' as const, 'error' as const), weight: 1 }),
         reasoning: fc.string({ maxLength: 5 }),
       },
@@ -419,7 +437,7 @@ const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
     ),
     weight: 8,
   },
-  { arbitrary: fc.constant({ t: 'usage' as const }), weight: 1 },
+  { arbitrary: usageArb.map((usage) => ({ t: 'usage' as const, usage })), weight: 1 },
   {
     arbitrary: fc.record({
       t: fc.constant('error' as const),
@@ -446,7 +464,7 @@ const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
   },
   {
     arbitrary: fc
-      .constantFrom('{"choices":5}', '{"choices":{"0":{}}}', '{"choices":[{"delta":{"content":5}}]}', '{"choices":[7]}', '{"usage":"lots"}', '{"error":"boom"}', '{"choices":[{"finish_reason":1}]}')
+      .constantFrom('{"choices":5}', '{"choices":{"0":{}}}', '{"choices":[{"delta":{"content":5}}]}', '{"choices":[7]}', '{"error":"boom"}', '{"choices":[{"finish_reason":1}]}')
       .map((data) => ({ t: 'wrongShape' as const, data })),
     weight: 1,
   },
@@ -463,7 +481,7 @@ function dataOf(fragment: Fragment): string | undefined {
         choices: [{ index: 0, delta: { role: 'assistant', content: fragment.content, ...(fragment.reasoning === undefined ? {} : { reasoning: fragment.reasoning }) }, finish_reason: fragment.finish }],
       });
     case 'usage':
-      return JSON.stringify({ id: 'gen-fuzz', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.001 } });
+      return JSON.stringify({ id: 'gen-fuzz', choices: [], usage: fragment.usage });
     case 'error': {
       const error = { ...(fragment.code === undefined ? {} : { code: fragment.code }), message: fragment.message };
       return JSON.stringify(fragment.inChoice ? { choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', error }] } : { error });
@@ -503,7 +521,7 @@ function expectedOutcome(fragments: Fragment[]): Expected {
     }
     if (fragment.t === 'invalid' || fragment.t === 'notObject' || fragment.t === 'wrongShape') return { kind: 'bad_body' };
     if (fragment.t === 'chunk') {
-      content += fragment.content ?? '';
+      content += Array.isArray(fragment.content) ? textOfParts(fragment.content) : (fragment.content ?? '');
       finish = fragment.finish ?? finish;
       if (finish === 'error') return { kind: 'provider' };
     }
@@ -530,37 +548,12 @@ function splitBytes(bytes: Buffer, cuts: number[]): Buffer[] {
   return pieces;
 }
 
-/** A bare HTTP server that streams scripted byte pieces, one write per piece, with a turn of the event loop between. */
-async function startRawSseServer() {
-  const scripts = new Map<string, Buffer[]>();
-  const server = http.createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => body.push(chunk));
-    req.on('end', async () => {
-      const { model } = JSON.parse(Buffer.concat(body).toString('utf8')) as { model: string };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const piece of scripts.get(model) ?? []) {
-        if (res.destroyed) return;
-        res.write(piece);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`,
-    scripts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('client.complete() against SSE streams of random fragments, split at random bytes', () => {
-  let raw: Awaited<ReturnType<typeof startRawSseServer>>;
+  let raw: FakeOpenRouter;
   let client: OpenRouterClient;
 
   beforeAll(async () => {
-    raw = await startRawSseServer();
+    raw = await startFakeOpenRouter();
     client = testClient(raw.url, { timeoutMs: 2000, idleTimeoutMs: 1000, retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 } });
   });
   afterAll(async () => {
@@ -581,7 +574,7 @@ describe('client.complete() against SSE streams of random fragments, split at ra
     await fc.assert(
       fc.asyncProperty(streamArb, eolArb, cutsArb, async (fragments, eol, cuts) => {
         const model = freshModel('sse');
-        raw.scripts.set(model, splitBytes(Buffer.from(streamText(fragments, eol), 'utf8'), cuts));
+        raw.on(model, { raw: splitBytes(Buffer.from(streamText(fragments, eol), 'utf8'), cuts), pauseMs: 0 });
         const outcome = await outcomeOf(client, model);
         expectAnswerOrTypedError(outcome);
         const expected = expectedOutcome(fragments);
@@ -608,7 +601,7 @@ describe('client.complete() against SSE streams of random fragments, split at ra
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 12 }), cutsArb, async (pieces, cuts) => {
         const model = freshModel('soup');
-        raw.scripts.set(model, splitBytes(Buffer.from(pieces.join(''), 'utf8'), cuts));
+        raw.on(model, { raw: splitBytes(Buffer.from(pieces.join(''), 'utf8'), cuts), pauseMs: 0 });
         expectAnswerOrTypedError(await outcomeOf(client, model));
       }),
       runs(120),

@@ -1,9 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { httpError, UpstreamError } from '../src/errors.js';
-import { backoffMs, parseRetryAfter, retryDelayMs, type RetryPolicy } from '../src/openrouter/retry.js';
+import { backoffMs, parseRateLimitReset, parseRetryAfter, retryDelayMs, type RetryPolicy } from '../src/openrouter/retry.js';
 
 const policy: RetryPolicy = { maxRetries: 2, baseDelayMs: 1000, maxDelayMs: 30_000 };
 const fixed = (value: number) => () => value;
+
+describe('parseRateLimitReset', () => {
+  const now = 1_765_661_640_000;
+
+  it('reads an epoch time in milliseconds, as OpenRouter sends it, as the wait until then', () => {
+    expect(parseRateLimitReset('1765661700000', now)).toBe(60_000);
+  });
+
+  it('reads an epoch time in seconds the same way', () => {
+    expect(parseRateLimitReset('1765661700', now)).toBe(60_000);
+  });
+
+  it.each([
+    ['a reset already past', '1765661000000'],
+    ['a reset right now', String(now)],
+    ['no value', undefined],
+    ['a blank value', ' '],
+    ['text', 'soon'],
+    ['zero', '0'],
+    ['a negative number', '-5'],
+  ])('gives no wait for %s', (_, value) => {
+    expect(parseRateLimitReset(value, now)).toBeUndefined();
+  });
+});
 
 describe('parseRetryAfter', () => {
   it.each([

@@ -17,6 +17,21 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * `X-RateLimit-Reset` as milliseconds to wait: an epoch time in milliseconds (OpenRouter)
+ * or seconds (others). A reset already past gives no wait; one far off is left for
+ * retryDelayMs to refuse against the call's deadline.
+ */
+export function parseRateLimitReset(value: string | undefined, now = Date.now()): number | undefined {
+  const reset = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isFinite(reset) || reset <= 0) return undefined;
+  const resetAtMs = reset >= EPOCH_MS_FROM ? reset : reset * 1000;
+  return resetAtMs > now ? resetAtMs - now : undefined;
+}
+
+/** Epoch times in seconds stay below this until the year 33658; in milliseconds they passed it in 2001. */
+const EPOCH_MS_FROM = 1e12;
+
 /** Exponential backoff with full jitter: a random wait up to base * 2^(attempt-1). */
 export function backoffMs(attempt: number, policy: RetryPolicy, random = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));

@@ -19,19 +19,18 @@ export type ErrorObject = z.infer<typeof errorObjectSchema>;
 
 export const errorBodySchema = z.looseObject({ error: errorObjectSchema });
 
-const usageSchema = z.looseObject({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  total_tokens: z.number().nullish(),
-  cost: z.number().nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
-});
-export type UsageBody = z.infer<typeof usageSchema>;
+/** A part of `content` given as parts (Mistral): text is the answer. */
+export const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+/** Mistral's reasoning, as a string or as text parts of its own. */
+export const thinkingPartSchema = z.looseObject({ type: z.literal('thinking'), thinking: z.union([z.string(), z.array(z.unknown())]) });
 
 const messagePartSchema = z.looseObject({
-  content: nullableString,
+  /** A string, or parts; parts of types we do not know are skipped, not refused. */
+  content: z.union([z.string(), z.array(z.unknown())]).nullish(),
   reasoning: nullableString,
+  reasoning_content: nullableString,
 });
+export type MessagePart = z.infer<typeof messagePartSchema>;
 
 const choiceSchema = z.looseObject({
   message: messagePartSchema.nullish(),
@@ -46,7 +45,8 @@ export const completionBodySchema = z.looseObject({
   model: nullableString,
   provider: nullableString,
   choices: z.array(choiceSchema).nullish(),
-  usage: usageSchema.nullish(),
+  /** Any shape: usage.ts reads what it can, and a strange report never costs the answer. */
+  usage: z.unknown().optional(),
   error: errorObjectSchema.nullish(),
 });
 export type CompletionBody = z.infer<typeof completionBodySchema>;

@@ -27,6 +27,14 @@ export type Behaviour =
   | { body200: unknown; delayMs?: number }
   /** Raw SSE lines, each followed by a newline, with an optional pause before each. */
   | { sse: Array<string | { pauseMs: number }> }
+  /**
+   * A body sent as the given pieces of bytes, each in its own write with a pause after it
+   * (2 ms unless given), so that each arrives as a separate network read: a piece may end
+   * inside a UTF-8 character or a JSON value. A text/event-stream 200 unless told otherwise.
+   */
+  | { raw: Array<Buffer | string | { pauseMs: number }>; status?: number; contentType?: string; pauseMs?: number }
+  /** The behaviour chosen from the request itself: to echo its headers or body back, say. */
+  | { fromRequest: (request: RecordedRequest) => Behaviour }
   | { reset: true; afterMs?: number }
   | { hang: true; keepAliveEveryMs?: number };
 
@@ -130,7 +138,9 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
         fake.inFlight--;
         if (!res.writableFinished) fake.aborted++;
       });
-      void play(next(model), model, body, res, keepAliveMs);
+      const request = fake.requests.at(-1)!;
+      const resolve = (behaviour: Behaviour): Played => ('fromRequest' in behaviour ? resolve(behaviour.fromRequest(request)) : behaviour);
+      void play(resolve(next(model)), model, body, res, keepAliveMs);
     });
   };
   const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handle) : http.createServer(handle);
@@ -155,7 +165,9 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function play(behaviour: Behaviour, model: string, request: Record<string, unknown>, res: http.ServerResponse, keepAliveMs: number) {
+type Played = Exclude<Behaviour, { fromRequest: unknown }>;
+
+async function play(behaviour: Played, model: string, request: Record<string, unknown>, res: http.ServerResponse, keepAliveMs: number) {
   const gone = () => res.destroyed || res.writableEnded;
   if ('reset' in behaviour) {
     await wait(behaviour.afterMs ?? 0);
@@ -168,6 +180,20 @@ async function play(behaviour: Behaviour, model: string, request: Record<string,
       const timer = setInterval(() => res.write(': OPENROUTER PROCESSING\n\n'), behaviour.keepAliveEveryMs);
       res.on('close', () => clearInterval(timer));
     }
+    return;
+  }
+  if ('raw' in behaviour) {
+    res.writeHead(behaviour.status ?? 200, { 'content-type': behaviour.contentType ?? 'text/event-stream' });
+    for (const piece of behaviour.raw) {
+      if (typeof piece === 'object' && !Buffer.isBuffer(piece)) {
+        await wait(piece.pauseMs);
+        continue;
+      }
+      res.write(piece);
+      await wait(behaviour.pauseMs ?? 2);
+      if (gone()) return;
+    }
+    res.end();
     return;
   }
   if ('status' in behaviour) {

@@ -1,0 +1,67 @@
+import { UpstreamError } from '../errors.js';
+
+const REDACTED = '[redacted]';
+
+/** A character of a token: anything but a space or what closes a quote, a field or a bracket around it. */
+const TOKEN_CHAR = "[^\\s\"'`,;)}\\]]";
+
+/** `Bearer <token>`, as an upstream that echoes our Authorization header would write it (once redacted, left alone). */
+const BEARER = new RegExp(`\\bBearer\\s+(?!\\[redacted\\])${TOKEN_CHAR}+`, 'gi');
+
+/**
+ * Shorter "keys" are not real keys, and scrubbing every occurrence of a few common
+ * characters would mangle the text for nothing.
+ */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Enough of the key to know it by. Messages quote upstream text in excerpts (of a body, of
+ * metadata.raw), and an excerpt may end inside the key: what starts with this prefix is
+ * the key, whole or in part.
+ */
+const KEY_PREFIX_LENGTH = 12;
+
+/** Removes what must never reach a result, a file or a log from the text upstreams send us. */
+export class Redactor {
+  /** The key, or the start of it followed by the rest of a token. */
+  private readonly secretPattern: RegExp | undefined;
+
+  constructor(private readonly secret: string) {
+    const prefix = secret.slice(0, KEY_PREFIX_LENGTH).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    this.secretPattern = secret.length < MIN_SECRET_LENGTH ? undefined : new RegExp(`${prefix}${TOKEN_CHAR}*`, 'g');
+  }
+
+  /** The key's value, whole or cut short, wherever it appears: for answers and reasoning, which we keep verbatim otherwise. */
+  secretIn(text: string): string {
+    if (!this.secretPattern) return text;
+    return text.replaceAll(this.secret, REDACTED).replace(this.secretPattern, REDACTED);
+  }
+
+  /** The key's value and any `Bearer …` token: for error messages and metadata, where no token belongs. */
+  upstreamText(text: string): string {
+    return this.secretIn(text.replace(BEARER, `Bearer ${REDACTED}`));
+  }
+
+  /** The error with every upstream text in it redacted: message, metadata, reasoning. */
+  error(error: UpstreamError): UpstreamError {
+    return new UpstreamError({
+      kind: error.kind,
+      message: this.upstreamText(error.message),
+      status: error.status,
+      code: error.code === undefined ? undefined : this.upstreamText(error.code),
+      retryAfterMs: error.retryAfterMs,
+      metadata: error.metadata === undefined ? undefined : (this.deep(error.metadata) as Record<string, unknown>),
+      retryableHint: error.retryable,
+      reasoning: error.reasoning === undefined ? undefined : this.secretIn(error.reasoning),
+      cause: error.cause,
+    });
+  }
+
+  /** Every string in a JSON-like value, redacted; keys included, since an echoed header may be a key. */
+  private deep(value: unknown): unknown {
+    if (typeof value === 'string') return this.upstreamText(value);
+    if (Array.isArray(value)) return value.map((item) => this.deep(item));
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.upstreamText(key), this.deep(item)]));
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { UpstreamError, httpError } from '../src/errors.js';
+import { Redactor } from '../src/openrouter/redact.js';
+
+const KEY = 'sk-or-v1-0123456789abcdef';
+const redactor = new Redactor(KEY);
+
+describe('Redactor', () => {
+  it('removes the key’s value and any Bearer token from upstream text', () => {
+    expect(redactor.upstreamText(`invalid header "Authorization: Bearer ${KEY}"`)).toBe('invalid header "Authorization: Bearer [redacted]"');
+    expect(redactor.upstreamText(`key ${KEY} was refused; key ${KEY} again`)).toBe('key [redacted] was refused; key [redacted] again');
+    expect(redactor.upstreamText('got authorization=bearer   someone-elses.token/xyz, expected more')).toBe('got authorization=Bearer [redacted], expected more');
+    const once = redactor.upstreamText(`Bearer ${KEY}`);
+    expect(redactor.upstreamText(once)).toBe(once);
+  });
+
+  it('removes the key cut short, as an excerpt that ends inside it leaves it', () => {
+    expect(redactor.upstreamText(`proxy log: ${KEY.slice(0, 14)}`)).toBe('proxy log: [redacted]');
+    expect(redactor.secretIn(`"${KEY.slice(0, 20)}"…`)).toBe('"[redacted]"…');
+  });
+
+  it('leaves text without secrets unchanged', () => {
+    expect(redactor.upstreamText('Rate limit exceeded: free-models-per-min.')).toBe('Rate limit exceeded: free-models-per-min.');
+  });
+
+  it('removes only the key’s value from answers, where talk of Bearer tokens is legitimate', () => {
+    expect(redactor.secretIn(`Send "Authorization: Bearer <token>" — your key ${KEY} works`)).toBe('Send "Authorization: Bearer <token>" — your key [redacted] works');
+  });
+
+  it('does not scrub a "key" too short to be one, which would mangle the text', () => {
+    expect(new Redactor('abc').upstreamText('abc abc')).toBe('abc abc');
+    expect(new Redactor('').secretIn('text')).toBe('text');
+  });
+
+  it('redacts an error’s message, code and metadata (keys and values, at any depth), and the key in its reasoning', () => {
+    const error = httpError(400, `bad Authorization: Bearer ${KEY}`, {
+      code: `code-${KEY}`,
+      metadata: { raw: { headers: [`Bearer ${KEY}`], [KEY]: 1 }, provider_name: 'P' },
+      reasoning: `Bearer tokens like ${KEY}`,
+      retryAfterMs: 500,
+    });
+    const redacted = redactor.error(error);
+    const everything = JSON.stringify({ message: redacted.message, code: redacted.code, metadata: redacted.metadata, reasoning: redacted.reasoning, stack: redacted.stack });
+    expect(everything).not.toContain(KEY);
+    expect(redacted).toMatchObject({ kind: 'http', status: 400, retryAfterMs: 500, retryable: false, message: 'bad Authorization: Bearer [redacted]' });
+    expect(redacted.metadata).toEqual({ raw: { headers: ['Bearer [redacted]'], '[redacted]': 1 }, provider_name: 'P' });
+    expect(redacted.reasoning).toBe('Bearer tokens like [redacted]');
+  });
+
+  it('keeps the error’s kind, retryability and cause', () => {
+    const cause = new Error('socket');
+    const error = new UpstreamError({ kind: 'network', message: 'reset', cause, retryableHint: false });
+    expect(redactor.error(error)).toMatchObject({ kind: 'network', retryable: false, cause });
+  });
+});
