@@ -4,6 +4,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/install.js';
+import { modelRow, startCatalogServer } from '../support/catalog-server.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { binPath, finished, spawnBin, startE2eFake, userEnv, type Finished } from './support.js';
@@ -166,8 +167,7 @@ describe('doctor', () => {
     const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('openai/gpt-5-codx'));
     expect(line).toBeGreaterThanOrEqual(0);
     expect(lines[line + 1]).toContain('PARALLEL_LLM_MODELS');
-    expect(lines[line + 1]).toContain('did you mean');
-    expect(lines[line + 1]).toContain('openai/gpt-5-codex');
+    expect(lines[line + 1]).toMatch(/nearest current ids: openai\/gpt-5-codex\b/);
     expect(result.stdout).toContain('✔ candidate model x-ai/grok-4-fast exists');
   });
 
@@ -178,8 +178,41 @@ describe('doctor', () => {
     const lines = nonEmptyLines(result.stdout);
     const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('acme/nothing-like-it'));
     expect(line).toBeGreaterThanOrEqual(0);
-    expect(lines[line + 1]).not.toContain('did you mean');
+    expect(lines[line + 1]).not.toContain('nearest current ids');
     expect(lines[line + 1]).toContain('https://openrouter.ai/models');
+  });
+
+  it('names a retired id and an expiring one, suggesting the current successor of each', async () => {
+    const server = await startCatalogServer({
+      key: { label: 'test key', limit_remaining: 3 },
+      models: [
+        modelRow('~x-ai/grok-latest', { alias_target: 'x-ai/grok-4.3' }),
+        modelRow('x-ai/grok-4.1-fast', { created: '2025-11-19' }),
+        modelRow('x-ai/grok-4.3', { created: '2026-05-01' }),
+        modelRow('openai/gpt-5.1-codex', { created: '2025-11-13', expiration_date: '2026-07-15' }),
+        modelRow('openai/gpt-5.3-codex', { created: '2026-02-05' }),
+        modelRow('~google/gemini-pro-latest', { alias_target: 'google/gemini-3.1-pro-preview' }),
+      ],
+    });
+    try {
+      const env = userEnv(fake, await tempDir(), {
+        OPENROUTER_BASE_URL: server.url,
+        PARALLEL_LLM_MODELS: 'x-ai/grok-4-fast,openai/gpt-5.1-codex',
+        PARALLEL_LLM_SYNTHESIZER_MODEL: '~google/gemini-pro-latest',
+      });
+      const result = await run(['doctor'], env);
+
+      expect(result.code).toBe(1);
+      const lines = nonEmptyLines(result.stdout);
+      const retired = lines.findIndex((text) => text.startsWith('✘ candidate model x-ai/grok-4-fast is not offered'));
+      expect(lines[retired + 1]).toMatch(/^\s+fix: correct PARALLEL_LLM_MODELS; nearest current ids: x-ai\/grok-4\.1-fast, /);
+      const expiring = lines.findIndex((text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15');
+      expect(lines[expiring + 1]).toMatch(/^\s+fix: replace it in PARALLEL_LLM_MODELS; nearest current ids: openai\/gpt-5\.3-codex$/);
+      expect(result.stdout).toContain('✔ synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
+      expect(result.stdout).toContain('1 problem(s) found, 1 warning(s).');
+    } finally {
+      await server.close();
+    }
   });
 
   it('exits 1 on an unknown synthesizer, naming PARALLEL_LLM_SYNTHESIZER_MODEL', async () => {
