@@ -23,9 +23,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0;
     // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return (await import('./cli/ask.js')).runAsk(readConfig(), rest);
+      return (await import('./cli/ask.js')).runAsk(rest, readConfig);
     case 'doctor':
-      return (await import('./cli/doctor.js')).runDoctor(readConfig());
+      return (await import('./cli/doctor.js')).doctorCommand(rest, readConfig);
     case undefined:
       await serve(readConfig());
       return undefined;

@@ -8,6 +8,8 @@ import { fetchKeyInfo, fetchModels } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { seconds } from '../progress.js';
 import { RunStore, writeFileAtomic } from '../run-store.js';
+import { answer, readCommandLine } from './command-line.js';
+import { DOCTOR_HELP } from './help.js';
 import { judgeModel, type ModelVerdict } from './model-check.js';
 
 /** Each check's limit: a hung upstream or disk must not keep the user waiting. */
@@ -22,6 +24,12 @@ interface Line {
   fix?: string;
 }
 const MARKS: Record<Level, string> = { ok: '✔', warn: '⚠', fail: '✘', skip: '·' };
+
+/** `parallel-llm-mcp doctor [--help]`. */
+export async function doctorCommand(args: string[], readConfig: () => Config): Promise<number> {
+  const line = readCommandLine('doctor', args, { words: false });
+  return line.kind === 'run' ? runDoctor(readConfig()) : answer(line, DOCTOR_HELP);
+}
 
 export interface DoctorOptions {
   out?: NodeJS.WritableStream;
