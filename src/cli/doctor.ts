@@ -24,6 +24,7 @@ interface Line {
   fix?: string;
 }
 const MARKS: Record<Level, string> = { ok: '✔', warn: '⚠', fail: '✘', skip: '·' };
+const NETWORK_FIX = 'check the network and OPENROUTER_BASE_URL';
 
 /** `parallel-llm-mcp doctor [--help]`. */
 export async function doctorCommand(args: string[], readConfig: () => Config): Promise<number> {
@@ -47,16 +48,12 @@ export async function runDoctor(config: Config, { out = process.stdout, limitMs 
     found.push(...lines);
     out.write(lines.map((line) => `${MARKS[line.level]} ${line.what}\n${line.fix ? `  fix: ${line.fix}\n` : ''}`).join(''));
   };
-  const noAnswer = (what: string): Line => ({
-    level: 'fail',
-    what: `no answer from ${what} within ${seconds(limitMs)}`,
-    fix: what.startsWith('http') ? 'check the network and OPENROUTER_BASE_URL' : 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere',
-  });
+  const noAnswer = (what: string, fix: string): Line => ({ level: 'fail', what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
   try {
     await Promise.all([
-      withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`)).then(print),
-      withinLimit(limitMs, (signal) => checkModels(client, config, signal), noAnswer(`${client.baseUrl}/models`)).then(print),
-      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`)).then(print),
+      withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`, NETWORK_FIX)).then(print),
+      withinLimit(limitMs, (signal) => checkModels(client, config, signal), noAnswer(`${client.baseUrl}/models`, NETWORK_FIX)).then(print),
+      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere')).then(print),
     ]);
   } finally {
     await client.close();
@@ -104,7 +101,7 @@ async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<
         fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
       }];
     }
-    return [{ level: 'fail', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
+    return [{ level: 'fail', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: NETWORK_FIX }];
   }
 }
 
@@ -115,7 +112,7 @@ async function checkModels(client: OpenRouterClient, config: Config, signal: Abo
   } catch (caught) {
     const error = caught as UpstreamError;
     if (error.status === 404) return [{ level: 'skip', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
-    return [{ level: 'fail', what: `could not list models at ${client.baseUrl}/models: ${error.message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
+    return [{ level: 'fail', what: `could not list models at ${client.baseUrl}/models: ${error.message}`, fix: NETWORK_FIX }];
   }
   return configuredModels(config).map((configured) => describe(configured, judgeModel(configured.model, rows), client.baseUrl));
 }
