@@ -1,4 +1,3 @@
-import { text } from 'node:stream/consumers';
 import { SynthesisReserve } from '../budget.js';
 import type { Config } from '../config.js';
 import { createLimiter } from '../limiter.js';
@@ -7,15 +6,17 @@ import { OpenRouterClient } from '../openrouter/client.js';
 import { runPrompt } from '../pipeline.js';
 import { resultFooter, resultHeadline } from '../present.js';
 import { RunStore } from '../run-store.js';
+import { readAskPrompt } from './ask-input.js';
 import { createBoard } from './board.js';
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
-export async function runAsk(config: Config, args: string[]): Promise<number> {
-  const prompt = args.length > 0 ? args.join(' ') : await text(process.stdin);
-  if (prompt.trim() === '') {
-    process.stderr.write('parallel-llm-mcp: give a prompt: parallel-llm-mcp ask "your question", or pipe it on stdin\n');
-    return 2;
-  }
+export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
+  const input = await readAskPrompt(args, process.stdin);
+  if ('exitCode' in input) return input.exitCode;
+  return askPrompt(readConfig(), input.prompt);
+}
+
+async function askPrompt(config: Config, prompt: string): Promise<number> {
   if (prompt.length > config.maxPromptChars) {
     process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
