@@ -2,19 +2,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
+/**
+ * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`
+ * aliases follow each family's newest model. Mistral has no alias; Medium 3.5 is Mistral's named
+ * successor to its Devstral coding models. IMPROVEMENTS.md lists the original's ids and why each changed.
+ */
 const DEFAULT_MODELS = [
-  'openai/gpt-5-codex',
-  'x-ai/grok-4-fast',
-  'mistralai/codestral-2508',
-  'google/gemini-2.5-pro',
-  'z-ai/glm-4.6',
+  '~openai/gpt-latest',
+  '~x-ai/grok-latest',
+  'mistralai/mistral-medium-3-5',
+  '~google/gemini-pro-latest',
+  '~z-ai/glm-latest',
 ];
-/** Tried in order: the next one synthesizes when one fails. */
-const DEFAULT_SYNTHESIZERS = ['google/gemini-2.5-pro'];
+/** Tried in order: the next one synthesizes when one fails. Claude is a vendor no candidate uses. */
+const DEFAULT_SYNTHESIZERS = ['~google/gemini-pro-latest', '~anthropic/claude-sonnet-latest'];
 const DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
 /** Reasoning models spend thousands of tokens thinking before they answer. */
 const DEFAULT_MAX_TOKENS = 16_384;
-/** ~150k tokens: well inside Gemini 2.5 Pro's 1M context and below its 200k-token price step. */
+/** ~150k tokens: inside both default synthesizers' context windows and below Gemini Pro's 200k-token price step. */
 export const DEFAULT_SYNTHESIS_MAX_CHARS = 600_000;
 
 export interface Config {

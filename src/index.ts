@@ -24,9 +24,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0;
     // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return (await import('./cli/ask.js')).runAsk(loadConfig(), rest);
+      return (await import('./cli/ask.js')).runAsk(rest, loadConfig);
     case 'doctor':
-      return (await import('./cli/doctor.js')).runDoctor(loadConfig());
+      return (await import('./cli/doctor.js')).doctorCommand(rest, loadConfig);
     case undefined:
       await serve(loadConfig());
       return undefined;

@@ -1,7 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
-import { fetchKeyInfo, fetchModelIds } from '../src/openrouter/catalog.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
 import { VALID_KEY, startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
@@ -311,17 +310,6 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     expect(pooled.connections).toBeLessThanOrEqual(2);
     await client.close();
     await pooled.close();
-  });
-
-  it('reads the key description and the model list for doctor', async () => {
-    const withModels = await startFakeOpenRouter({ models: ['openai/gpt-5-codex'] });
-    client = testClient(withModels.url);
-    await expect(fetchKeyInfo(client)).resolves.toMatchObject({ label: 'test key', limit_remaining: 7.5 });
-    await expect(fetchModelIds(client)).resolves.toEqual(new Set(['openai/gpt-5-codex']));
-    const badKey = testClient(withModels.url, { apiKey: 'sk-wrong' });
-    await expect(fetchKeyInfo(badKey)).rejects.toMatchObject({ kind: 'http', status: 401, message: 'User not found.' });
-    await badKey.close();
-    await withModels.close();
   });
 });
 

@@ -21,18 +21,18 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 describe('loadConfig: defaults', () => {
   const config = loadConfig(withKey());
 
-  it('asks the original’s five models, in the original’s order', () => {
+  it('asks the original’s five vendors, in the original’s order, on ids that follow new releases', () => {
     expect(config.models).toEqual([
-      'openai/gpt-5-codex',
-      'x-ai/grok-4-fast',
-      'mistralai/codestral-2508',
-      'google/gemini-2.5-pro',
-      'z-ai/glm-4.6',
+      '~openai/gpt-latest',
+      '~x-ai/grok-latest',
+      'mistralai/mistral-medium-3-5',
+      '~google/gemini-pro-latest',
+      '~z-ai/glm-latest',
     ]);
   });
 
-  it('synthesizes with google/gemini-2.5-pro at temperature 0.7', () => {
-    expect(config.synthesizerModels).toEqual(['google/gemini-2.5-pro']);
+  it('synthesizes with Gemini Pro, then Claude Sonnet when Gemini fails, at temperature 0.7', () => {
+    expect(config.synthesizerModels).toEqual(['~google/gemini-pro-latest', '~anthropic/claude-sonnet-latest']);
     expect(config.temperature).toBe(0.7);
   });
 

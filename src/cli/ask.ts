@@ -1,4 +1,3 @@
-import { text } from 'node:stream/consumers';
 import type { Config } from '../config.js';
 import { createLimiter } from '../limiter.js';
 import { createLogger } from '../logger.js';
@@ -9,6 +8,7 @@ import { answersText, footer } from '../present/text.js';
 import { RunStore } from '../run-store.js';
 import type { RunRecord } from '../run/record.js';
 import { Runs } from '../run/runs.js';
+import { readAskPrompt } from './ask-input.js';
 import { createBoard } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
@@ -18,12 +18,13 @@ const POLL_MS = 250;
 const WHOLE = 64 * 1024 * 1024;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
-export async function runAsk(config: Config, args: string[]): Promise<number> {
-  const prompt = args.length > 0 ? args.join(' ') : await text(process.stdin);
-  if (prompt.trim() === '') {
-    process.stderr.write('parallel-llm-mcp: give a prompt: parallel-llm-mcp ask "your question", or pipe it on stdin\n');
-    return 2;
-  }
+export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
+  const input = await readAskPrompt(args, process.stdin);
+  if ('exitCode' in input) return input.exitCode;
+  return askPrompt(readConfig(), input.prompt);
+}
+
+async function askPrompt(config: Config, prompt: string): Promise<number> {
   if (prompt.length > config.maxPromptChars) {
     process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;

@@ -81,9 +81,19 @@ class LiveBoard implements Board {
         : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`),
     );
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
-    this.out.write(up + rows.map((row) => `\x1b[2K${row}\n`).join(''));
+    // A row wider than the terminal would wrap onto two, and moving up by the row count would
+    // then redraw over the wrong lines; the width is read each time, as the window may change.
+    this.out.write(up + rows.map((row) => `\x1b[2K${fitToWidth(row, this.out.columns)}\n`).join(''));
     this.drawn = rows.length;
   }
+}
+
+/** The line cut to fit `columns` with an ellipsis; one column spare, as some terminals wrap on the last. */
+export function fitToWidth(line: string, columns: number | undefined): string {
+  if (!columns) return line;
+  const characters = Array.from(line);
+  const room = Math.max(1, columns - 1);
+  return characters.length <= room ? line : `${characters.slice(0, room - 1).join('')}…`;
 }
 
 function describe(event: RunEvent): string {

@@ -1,111 +1,168 @@
 import type { Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { fetchKeyInfo, fetchModelIds } from '../openrouter/catalog.js';
+import { fetchKeyInfo, fetchModels } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
+import { seconds } from '../present/words.js';
 import { RunStore } from '../run-store.js';
+import { answer, readCommandLine } from './command-line.js';
+import { DOCTOR_HELP } from './help.js';
+import { judgeModel, type ModelVerdict } from './model-check.js';
 
-interface Check {
-  ok: boolean;
+/** Each check's limit: a hung upstream or disk must not keep the user waiting. */
+const CHECK_LIMIT_MS = 10_000;
+
+/** `skip`: the API has no such endpoint (another OpenAI-compatible server); nothing is wrong. */
+type Level = 'ok' | 'warn' | 'fail' | 'skip';
+interface Line {
+  level: Level;
   what: string;
-  /** How to fix it, for a failed check. */
+  /** How to fix it. */
   fix?: string;
 }
+const MARKS: Record<Level, string> = { ok: '✔', warn: '⚠', fail: '✘', skip: '·' };
+const NETWORK_FIX = 'check the network and OPENROUTER_BASE_URL';
 
-/** `parallel-llm-mcp doctor`: checks the key, every model id and the output folder. */
-export async function runDoctor(config: Config): Promise<number> {
-  const logger = createLogger({ level: 'silent' });
-  const client = OpenRouterClient.fromConfig(config, logger);
+/** `parallel-llm-mcp doctor [--help]`. */
+export async function doctorCommand(args: string[], readConfig: () => Config): Promise<number> {
+  const line = readCommandLine('doctor', args, { words: false });
+  return line.kind === 'run' ? runDoctor(readConfig()) : answer(line, DOCTOR_HELP);
+}
+
+export interface DoctorOptions {
+  out?: NodeJS.WritableStream;
+  limitMs?: number;
+}
+
+/**
+ * `parallel-llm-mcp doctor`: checks the key, every model id and the output folder, all at
+ * once, each within a limit, printing each check's lines as soon as it finishes.
+ */
+export async function runDoctor(config: Config, { out = process.stdout, limitMs = CHECK_LIMIT_MS }: DoctorOptions = {}): Promise<number> {
+  const client = OpenRouterClient.fromConfig(config, createLogger({ level: 'silent' }));
+  const found: Line[] = [];
+  const print = (lines: Line[]) => {
+    found.push(...lines);
+    out.write(lines.map((line) => `${MARKS[line.level]} ${line.what}\n${line.fix ? `  fix: ${line.fix}\n` : ''}`).join(''));
+  };
+  const noAnswer = (what: string, fix: string): Line => ({ level: 'fail', what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
   try {
-    const checks = [await checkKey(client), ...(await checkModels(client, config)), await checkOutputFolder(config)];
-    for (const check of checks) {
-      process.stdout.write(`${check.ok ? '✔' : '✘'} ${check.what}\n${check.fix ? `  fix: ${check.fix}\n` : ''}`);
-    }
-    const problems = checks.filter((check) => !check.ok).length;
-    process.stdout.write(problems === 0 ? '\nAll checks passed.\n' : `\n${problems} problem(s) found.\n`);
-    return problems === 0 ? 0 : 1;
+    await Promise.all([
+      withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`, NETWORK_FIX)).then(print),
+      withinLimit(limitMs, (signal) => checkModels(client, config, signal), noAnswer(`${client.baseUrl}/models`, NETWORK_FIX)).then(print),
+      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere')).then(print),
+    ]);
   } finally {
     await client.close();
   }
+  out.write(`\n${summary(found)}\n`);
+  return found.some((line) => line.level === 'fail') ? 1 : 0;
 }
 
-async function checkKey(client: OpenRouterClient): Promise<Check> {
+/** The check's lines, or `late` when it has not finished within the limit (its requests are aborted). */
+async function withinLimit(limitMs: number, check: (signal: AbortSignal) => Promise<Line[]>, late: Line): Promise<Line[]> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<Line[]>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve([late]);
+    }, limitMs);
+  });
   try {
-    const key = await fetchKeyInfo(client);
+    return await Promise.race([check(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function summary(lines: Line[]): string {
+  const count = (level: Level) => lines.filter((line) => line.level === level).length;
+  const warnings = count('warn') > 0 ? `${count('warn')} warning(s)` : '';
+  if (count('fail') > 0) return `${count('fail')} problem(s) found${warnings ? `, ${warnings}` : ''}.`;
+  return `All checks passed${warnings ? `, with ${warnings}` : ''}.`;
+}
+
+async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<Line[]> {
+  try {
+    const key = await fetchKeyInfo(client, signal);
     const remaining = key.limit_remaining == null ? 'no credit limit on the key' : `$${key.limit_remaining.toFixed(2)} left on the key`;
-    return { ok: true, what: `OPENROUTER_API_KEY accepted${key.label ? ` ("${key.label}")` : ''}: ${remaining}` };
+    return [{ level: 'ok', what: `OPENROUTER_API_KEY accepted${key.label ? ` ("${key.label}")` : ''}: ${remaining}` }];
   } catch (caught) {
     const error = caught as UpstreamError;
+    if (error.status === 404) return [{ level: 'skip', what: `${client.baseUrl}/key is not available; the key was not checked` }];
     if (error.status === 401 || error.status === 403) {
-      return {
-        ok: false,
+      return [{
+        level: 'fail',
         what: `OPENROUTER_API_KEY was refused by ${client.baseUrl}: ${error.message}`,
         fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
-      };
+      }];
     }
-    return { ok: false, what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: 'check the network and OPENROUTER_BASE_URL' };
+    return [{ level: 'fail', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: NETWORK_FIX }];
   }
 }
 
-async function checkModels(client: OpenRouterClient, config: Config): Promise<Check[]> {
-  const wanted = [...new Set([...config.models, ...config.synthesizerModels])];
-  let known: Set<string>;
+async function checkModels(client: OpenRouterClient, config: Config, signal: AbortSignal): Promise<Line[]> {
+  let rows;
   try {
-    known = await fetchModelIds(client);
+    rows = await fetchModels(client, signal);
   } catch (caught) {
-    return [{ ok: false, what: `could not list models at ${client.baseUrl}/models: ${(caught as Error).message}`, fix: 'check the network and OPENROUTER_BASE_URL' }];
+    const error = caught as UpstreamError;
+    if (error.status === 404) return [{ level: 'skip', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
+    return [{ level: 'fail', what: `could not list models at ${client.baseUrl}/models: ${error.message}`, fix: NETWORK_FIX }];
   }
-  return wanted.map((model) => {
-    const role = config.synthesizerModels.includes(model) ? 'synthesizer' : 'candidate';
-    if (known.has(model)) return { ok: true, what: `${role} model ${model} exists` };
-    const suggestions = similar(model, known);
-    const variable = role === 'synthesizer' ? 'PARALLEL_LLM_SYNTHESIZER_MODEL' : 'PARALLEL_LLM_MODELS';
-    return {
-      ok: false,
-      what: `${role} model ${model} is not offered by ${client.baseUrl}`,
-      fix: `correct ${variable}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : '; see https://openrouter.ai/models'}`,
-    };
+  return configuredModels(config).map((configured) => describe(configured, judgeModel(configured.model, rows), client.baseUrl));
+}
+
+interface Configured {
+  model: string;
+  role: string;
+  variable: string;
+}
+
+/** Each configured id once, with the role it plays and the variable that sets it. */
+function configuredModels(config: Config): Configured[] {
+  return [...new Set([...config.models, ...config.synthesizerModels])].map((model) => {
+    const candidate = config.models.includes(model);
+    const synthesizer = config.synthesizerModels.includes(model);
+    if (candidate && synthesizer) return { model, role: 'candidate and synthesizer', variable: 'PARALLEL_LLM_MODELS and PARALLEL_LLM_SYNTHESIZER_MODEL' };
+    return synthesizer ? { model, role: 'synthesizer', variable: 'PARALLEL_LLM_SYNTHESIZER_MODEL' } : { model, role: 'candidate', variable: 'PARALLEL_LLM_MODELS' };
   });
 }
 
-/** The known ids closest to a mistyped one, by edit distance, a few at most. */
-export function similar(model: string, known: Set<string>): string[] {
-  const tolerance = Math.max(2, Math.round(model.length * 0.2));
-  return [...known]
-    .map((id) => ({ id, distance: editDistance(model, id) }))
-    .filter(({ distance }) => distance <= tolerance)
-    .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
-    .slice(0, 3)
-    .map(({ id }) => id);
-}
-
-/** Levenshtein distance, one row at a time. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
+function describe({ model, role, variable }: Configured, verdict: ModelVerdict, baseUrl: string): Line {
+  switch (verdict.status) {
+    case 'listed':
+      return { level: 'ok', what: `${role} model ${model} exists${verdict.aliasOf ? ` (an alias, now ${verdict.aliasOf})` : ''}` };
+    case 'unlisted_alias':
+      return { level: 'ok', what: `${role} model ${model} is an alias, resolved by OpenRouter at call time (${baseUrl}/models lists no aliases)` };
+    case 'expiring':
+      return {
+        level: 'warn',
+        what: `${role} model ${model} exists, but OpenRouter may remove it after ${verdict.date}`,
+        fix: `replace it in ${variable}${nearest(verdict.suggestions)}`,
+      };
+    case 'gone':
+      return { level: 'fail', what: `${role} model ${model} is not offered by ${baseUrl}: retired, or mistyped`, fix: `correct ${variable}${nearest(verdict.suggestions)}` };
   }
-  return previous[b.length]!;
 }
 
-async function checkOutputFolder(config: Config): Promise<Check> {
-  if (!config.saveOutputs) return { ok: true, what: 'saving runs is off (PARALLEL_LLM_SAVE_OUTPUTS=false)' };
+const nearest = (ids: string[]) => (ids.length > 0 ? `; nearest current ids: ${ids.join(', ')}` : '; see https://openrouter.ai/models');
+
+async function checkOutputFolder(config: Config): Promise<Line[]> {
+  if (!config.saveOutputs) return [{ level: 'ok', what: 'saving runs is off (PARALLEL_LLM_SAVE_OUTPUTS=false)' }];
   try {
     const store = new RunStore(config.outputDir);
     const probe = await store.createRun();
     await probe.write('probe.txt', 'ok');
     // Removes only the probe file and the new folder, never anything else.
     await probe.discard();
-    return { ok: true, what: `runs are saved in ${config.outputDir}` };
+    return [{ level: 'ok', what: `runs are saved in ${config.outputDir}` }];
   } catch (caught) {
-    return {
-      ok: false,
+    return [{
+      level: 'fail',
       what: `cannot write runs to ${config.outputDir}: ${(caught as Error).message}`,
       fix: 'set PARALLEL_LLM_OUTPUT_DIR to a folder you can write to, or PARALLEL_LLM_SAVE_OUTPUTS=false',
-    };
+    }];
   }
 }

@@ -1,13 +1,42 @@
+/** package.json's homepage: where a user who started us through npx finds the README. */
+export const HOMEPAGE = 'https://github.com/parallel-llm-mcp/parallel-llm-mcp#readme';
+
 export const HELP = `parallel-llm-mcp: ask several LLMs the same question through OpenRouter, get one synthesized answer.
 
 Usage:
   parallel-llm-mcp                 run the stdio MCP server (what MCP clients launch)
   parallel-llm-mcp ask "prompt"    run one prompt from the terminal (or pipe the prompt on stdin)
   parallel-llm-mcp doctor          check the key, the model ids and the output folder
-  parallel-llm-mcp --help          this text
+  parallel-llm-mcp --help          this text (also: ask --help, doctor --help)
   parallel-llm-mcp --version       the version
 
-ask prints live progress on stderr and the answer on stdout; it exits 1 when no model answered.
 Configuration is read from the environment; only OPENROUTER_API_KEY is required.
-See the README for every variable: https://www.npmjs.com/package/parallel-llm-mcp
+Every variable is described in the README: ${HOMEPAGE}
+`;
+
+export const ASK_HELP = `Usage: parallel-llm-mcp ask [--] "prompt"
+       command | parallel-llm-mcp ask
+
+Sends the prompt to every model in PARALLEL_LLM_MODELS at once, then has the synthesizer
+(PARALLEL_LLM_SYNTHESIZER_MODEL) merge their answers. Words after ask are joined into one
+prompt; with none, the prompt is read from stdin. Put -- before a prompt that begins with "-".
+
+Live progress goes to stderr, the answer to stdout, and the run folder is named at the end.
+Exit codes: 0 answered, 1 no model answered, 2 no prompt or a bad option, 130 interrupted.
+
+Options:
+  -h, --help   this text
+`;
+
+export const DOCTOR_HELP = `Usage: parallel-llm-mcp doctor
+
+Checks the setup without asking any model anything: the key (GET /key), every configured
+model id (GET /models: retired ids, ids OpenRouter will remove, and the nearest current ones),
+and that the output folder can be written. Each check has a 10 s limit. A server without /key
+or /models (another OpenAI-compatible API) skips that check.
+
+Exit codes: 0 all checks passed (warnings allowed), 1 something must be fixed, 2 a bad option.
+
+Options:
+  -h, --help   this text
 `;

@@ -62,6 +62,19 @@ export const keyInfoSchema = z.looseObject({
 });
 export type KeyInfo = z.infer<typeof keyInfoSchema>['data'];
 
+/** GET /models: OpenRouter's rows, or any OpenAI-compatible list (`{ data: [{ id }] }`). */
 export const modelListSchema = z.looseObject({
-  data: z.array(z.looseObject({ id: z.string(), canonical_slug: nullableString })),
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      canonical_slug: nullableString,
+      /** Unix seconds. */
+      created: z.number().nullish(),
+      /** YYYY-MM-DD after which OpenRouter may remove the model. */
+      expiration_date: nullableString,
+      /** For a `~vendor/...-latest` alias: the model it points at today. */
+      alias_target: z.looseObject({ slug: z.string() }).nullish(),
+    }),
+  ),
 });
+export type ModelRow = z.infer<typeof modelListSchema>['data'][number];

@@ -4,6 +4,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/install.js';
+import { modelRow, startCatalogServer } from '../support/catalog-server.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { binPath, finished, spawnBin, startE2eFake, userEnv, type Finished } from './support.js';
@@ -166,8 +167,7 @@ describe('doctor', () => {
     const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('openai/gpt-5-codx'));
     expect(line).toBeGreaterThanOrEqual(0);
     expect(lines[line + 1]).toContain('PARALLEL_LLM_MODELS');
-    expect(lines[line + 1]).toContain('did you mean');
-    expect(lines[line + 1]).toContain('openai/gpt-5-codex');
+    expect(lines[line + 1]).toMatch(/nearest current ids: openai\/gpt-5-codex\b/);
     expect(result.stdout).toContain('✔ candidate model x-ai/grok-4-fast exists');
   });
 
@@ -178,8 +178,41 @@ describe('doctor', () => {
     const lines = nonEmptyLines(result.stdout);
     const line = lines.findIndex((text) => text.startsWith('✘') && text.includes('acme/nothing-like-it'));
     expect(line).toBeGreaterThanOrEqual(0);
-    expect(lines[line + 1]).not.toContain('did you mean');
+    expect(lines[line + 1]).not.toContain('nearest current ids');
     expect(lines[line + 1]).toContain('https://openrouter.ai/models');
+  });
+
+  it('names a retired id and an expiring one, suggesting the current successor of each', async () => {
+    const server = await startCatalogServer({
+      key: { label: 'test key', limit_remaining: 3 },
+      models: [
+        modelRow('~x-ai/grok-latest', { alias_target: 'x-ai/grok-4.3' }),
+        modelRow('x-ai/grok-4.1-fast', { created: '2025-11-19' }),
+        modelRow('x-ai/grok-4.3', { created: '2026-05-01' }),
+        modelRow('openai/gpt-5.1-codex', { created: '2025-11-13', expiration_date: '2026-07-15' }),
+        modelRow('openai/gpt-5.3-codex', { created: '2026-02-05' }),
+        modelRow('~google/gemini-pro-latest', { alias_target: 'google/gemini-3.1-pro-preview' }),
+      ],
+    });
+    try {
+      const env = userEnv(fake, await tempDir(), {
+        OPENROUTER_BASE_URL: server.url,
+        PARALLEL_LLM_MODELS: 'x-ai/grok-4-fast,openai/gpt-5.1-codex',
+        PARALLEL_LLM_SYNTHESIZER_MODEL: '~google/gemini-pro-latest',
+      });
+      const result = await run(['doctor'], env);
+
+      expect(result.code).toBe(1);
+      const lines = nonEmptyLines(result.stdout);
+      const retired = lines.findIndex((text) => text.startsWith('✘ candidate model x-ai/grok-4-fast is not offered'));
+      expect(lines[retired + 1]).toMatch(/^\s+fix: correct PARALLEL_LLM_MODELS; nearest current ids: x-ai\/grok-4\.1-fast, /);
+      const expiring = lines.findIndex((text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15');
+      expect(lines[expiring + 1]).toMatch(/^\s+fix: replace it in PARALLEL_LLM_MODELS; nearest current ids: openai\/gpt-5\.3-codex$/);
+      expect(result.stdout).toContain('✔ synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
+      expect(result.stdout).toContain('1 problem(s) found, 1 warning(s).');
+    } finally {
+      await server.close();
+    }
   });
 
   it('exits 1 on an unknown synthesizer, naming PARALLEL_LLM_SYNTHESIZER_MODEL', async () => {
@@ -232,6 +265,43 @@ describe('help, version and unknown commands', () => {
     expect(result.stderr).toBe('');
   });
 
+  it.each([
+    [['ask', '--help'], 'Usage: parallel-llm-mcp ask'],
+    [['ask', '-h'], 'Usage: parallel-llm-mcp ask'],
+    [['doctor', '--help'], 'Usage: parallel-llm-mcp doctor'],
+  ])('prints the help of %j on stdout and exits 0, without a key and without asking any model', async (args, usage) => {
+    const before = fake.requests.length;
+    const result = await run(args, withoutKey(userEnv(fake, await tempDir())));
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.startsWith(usage)).toBe(true);
+    expect(result.stderr).toBe('');
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it.each([
+    [['ask', '--frobnicate', 'q'], '"--frobnicate"'],
+    [['doctor', '--verbose'], '"--verbose"'],
+    [['doctor', 'now'], '"now"'],
+  ])('refuses %j with one line on stderr and exit 2, asking no model', async (args, named) => {
+    const before = fake.requests.length;
+    const result = await run(args, userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(nonEmptyLines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toContain(named);
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('sends a prompt that begins with a dash when it follows --', async () => {
+    fake.on('e2e/dash', { answer: 'a flag', delayMs: 10 });
+    const result = await run(['ask', '--', '--help'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/dash' }));
+
+    expect(result.code).toBe(0);
+    expect(fake.requestsFor('e2e/dash').at(-1)!.body.messages).toEqual([{ role: 'user', content: '--help' }]);
+  });
+
   it.each([['frobnicate'], ['--frobnicate']])('exits 2 on the unknown command %s, with a message on stderr and nothing on stdout', async (command) => {
     const result = await run([command], userEnv(fake, await tempDir()));
 
@@ -253,20 +323,23 @@ const hasScript = (() => {
 })();
 
 /**
- * What a terminal shows for `output`: enough of a VT100 for the board (newline, carriage
- * return, erase line, cursor up); no wrapping.
+ * What a terminal `columns` wide shows for `output`: enough of a VT100 for the board (newline,
+ * carriage return, erase line, cursor up), wrapping text at the right edge as terminals do.
  */
-function screen(output: string): string[] {
+function screen(output: string, columns = Infinity): string[] {
   const rows: string[] = [''];
   let row = 0;
   let col = 0;
-  const pattern = /\x1b\[(\d*)([A-Za-z])|\r|\n|[^\x1b\r\n]+/g;
+  const pattern = /\x1b\[(\d*)([A-Za-z])|\r|\n|[^\x1b\r\n]/gu;
+  const newLine = () => {
+    row++;
+    col = 0;
+    while (rows.length <= row) rows.push('');
+  };
   for (const match of output.matchAll(pattern)) {
     const [token, count, command] = match;
     if (token === '\n') {
-      row++;
-      col = 0;
-      while (rows.length <= row) rows.push('');
+      newLine();
     } else if (token === '\r') {
       col = 0;
     } else if (command === 'A') {
@@ -274,20 +347,28 @@ function screen(output: string): string[] {
     } else if (command === 'K') {
       rows[row] = '';
     } else if (command === undefined) {
-      const line = rows[row]!.padEnd(col);
-      rows[row] = line.slice(0, col) + token + line.slice(col + token.length);
-      col += token.length;
+      if (col >= columns) newLine();
+      const line = Array.from(rows[row]!.padEnd(col));
+      line[col] = token;
+      rows[row] = line.join('');
+      col++;
     }
   }
   return rows;
 }
 
+/** Runs the bin under `script`, so stdin, stdout and stderr are a terminal `columns` wide (when given). */
+function onTerminal(args: string, env: Record<string, string>, columns?: number) {
+  const resize = columns ? `stty cols ${columns} rows 24; ` : '';
+  const child = spawn('script', ['-qfec', `${resize}exec '${binPath()}' ${args}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A command that waits for terminal input would otherwise outlive the test.
+  const timer = setTimeout(() => child.kill(), 20_000);
+  return finished(child).finally(() => clearTimeout(timer));
+}
+
 describe.skipIf(!hasScript)('ask on a terminal', () => {
   it('keeps one live line per model, redrawn in place, each ending in its outcome', async () => {
-    const env = userEnv(fake, await tempDir());
-    const command = `'${binPath()}' ask 'What is 2+2?'`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const result = await finished(child);
+    const result = await onTerminal(`ask 'What is 2+2?'`, userEnv(fake, await tempDir()));
 
     expect(result.code).toBe(0);
     const output = result.stdout;
@@ -301,5 +382,27 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
     expect(board[3]).toMatch(/^ {2}✔ e2e\/synth synthesized in \d+\.\d s$/);
     // While waiting, each model had a line of its own saying so.
     expect(output).toMatch(/\x1b\[2K {2}… e2e\/three waiting \(\d+\.\d s\)/);
+  });
+
+  it('fits every line of the board to a narrow terminal, so the redraw stays in place', async () => {
+    const result = await onTerminal(`ask 'What is 2+2?'`, userEnv(fake, await tempDir()), 24);
+
+    expect(result.code).toBe(0);
+    const output = result.stdout;
+    const board = screen(output.slice(0, output.indexOf('The answer is 4.')), 24).filter((row) => row.trim() !== '');
+    expect(board).toHaveLength(4);
+    for (const row of board) expect(Array.from(row).length).toBeLessThan(24);
+    expect(board[0]).toBe('  ✔ e2e/one answered i…');
+    expect(board[3]).toBe('  ✔ e2e/synth synthesi…');
+  });
+
+  it('prints how to use ask, and exits 2 at once, when no prompt is given and stdin is a terminal', async () => {
+    const before = fake.requests.length;
+    const result = await onTerminal('ask', userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('give a prompt');
+    expect(result.stdout).toContain('Usage: parallel-llm-mcp ask');
+    expect(fake.requests.length).toBe(before);
   });
 });

@@ -7,6 +7,10 @@ declare module 'vitest' {
     /** The installed bin, as `npm install parallel-llm-mcp-<v>.tgz` puts it. */
     binPath: string;
     tarball: string;
+    /** The files in the tarball. */
+    packedFiles: string[];
+    /** A temporary npm cache for npm and npx, removed with the install. */
+    npmCache: string;
   }
 }
 
@@ -14,6 +18,8 @@ export default async function setup(project: TestProject) {
   const installed = await packAndInstall();
   project.provide('binPath', installed.binPath);
   project.provide('tarball', installed.tarball);
+  project.provide('packedFiles', installed.files);
+  project.provide('npmCache', installed.npmCache);
   return async () => {
     await rm(installed.dir, { recursive: true, force: true });
   };

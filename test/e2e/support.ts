@@ -22,6 +22,8 @@ export async function startE2eFake(): Promise<FakeOpenRouter> {
 /** The server's environment for the e2e suite: three candidates and a synthesizer on the fake. */
 export function userEnv(fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return serverEnv(fake, outputDir, {
+    // npx, when a test starts the server through it, installs into the suite's temporary cache.
+    npm_config_cache: inject('npmCache'),
     PARALLEL_LLM_MODELS: 'e2e/one,e2e/two,e2e/three',
     PARALLEL_LLM_SYNTHESIZER_MODEL: 'e2e/synth',
     PARALLEL_LLM_BUDGET_MS: '20000',

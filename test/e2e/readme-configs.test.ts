@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { FakeOpenRouter } from '../support/fake-openrouter.js';
+import { VALID_KEY } from '../support/fake-openrouter.js';
+import { tempDir } from '../support/harness.js';
+import { projectRoot } from '../support/install.js';
+import { connect, startE2eFake, userEnv } from './support.js';
+
+/** One way of starting the server, as a config in the README (or mcp_config.json) gives it. */
+interface Launch {
+  where: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+const tarballName = `parallel-llm-mcp-${version}.tgz`;
+
+const codeBlocks = (language: string) => [...readme.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n```', 'g'))].map((match) => match[1]!);
+
+/** The servers of a Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`) config. */
+function launchesInJson(text: string, where: string): Launch[] {
+  const config = JSON.parse(text) as Record<string, Record<string, { command: string; args?: string[]; env?: Record<string, string> }>>;
+  return Object.values(config.mcpServers ?? config.servers ?? {}).map((server) => ({ where, command: server.command, args: server.args ?? [], env: server.env ?? {} }));
+}
+
+/** `claude mcp add NAME --env K=V -- COMMAND ARGS...`, as the README writes it (no quoting). */
+function launchOfClaudeCommand(line: string): Launch {
+  const [options, commandLine] = line.split(' -- ');
+  const env = Object.fromEntries([...options!.matchAll(/--env (\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!]));
+  const [command, ...args] = commandLine!.trim().split(/\s+/);
+  return { where: 'claude mcp add', command: command!, args, env };
+}
+
+const launches: Launch[] = [
+  ...codeBlocks('json').flatMap((block) => launchesInJson(block, 'README json block')),
+  ...codeBlocks('sh').flatMap((block) => block.split('\n').filter((line) => line.startsWith('claude mcp add ')).map(launchOfClaudeCommand)),
+  ...launchesInJson(readFileSync(path.join(projectRoot, 'mcp_config.json'), 'utf8'), 'mcp_config.json'),
+];
+
+/**
+ * The launch with this machine's paths in place of the placeholders: the built checkout, the
+ * packed tarball. `cmd /c` (Windows) runs what follows it. `npx -y parallel-llm-mcp` (the
+ * registry, once published) gets the same package from the tarball.
+ */
+function onThisMachine(launch: Launch): { command: string; args: string[] } {
+  const [command, ...args] = launch.command === 'cmd' ? launch.args.slice(1) : [launch.command, ...launch.args];
+  const local = args.map((arg) =>
+    arg
+      .replace(/^(--package=).*[\\/]parallel-llm-mcp-[^\\/]*\.tgz$/, `$1${inject('tarball')}`)
+      .replace('/abs/path/to/parallel-llm-mcp/', `${projectRoot}/`),
+  );
+  if (command === 'npx' && local.join(' ') === '-y parallel-llm-mcp') return { command, args: ['-y', `--package=${inject('tarball')}`, 'parallel-llm-mcp'] };
+  return { command: command!, args: local };
+}
+
+let fake: FakeOpenRouter;
+beforeAll(async () => {
+  fake = await startE2eFake();
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+describe('the client configs in README.md and mcp_config.json', () => {
+  it('cover every install path: the checkout, the tarball, the registry, for each client', () => {
+    const forms = launches.map((launch) => `${launch.command} ${launch.args.join(' ')}`);
+    expect(forms.filter((form) => form === 'node /abs/path/to/parallel-llm-mcp/dist/bin.js').length).toBeGreaterThanOrEqual(3);
+    expect(forms.filter((form) => form.includes(`--package=/abs/path/to/${tarballName} parallel-llm-mcp`)).length).toBeGreaterThanOrEqual(2);
+    expect(forms).toContain('npx -y parallel-llm-mcp');
+    expect(launches.some((launch) => launch.where === 'claude mcp add')).toBe(true);
+    // The tarball named in the README is the one `npm pack` writes for this version.
+    expect([...readme.matchAll(/parallel-llm-mcp-[\w.-]+\.tgz/g)].map((match) => match[0]).every((name) => name === tarballName)).toBe(true);
+    for (const launch of launches) expect(Object.keys(launch.env)).toEqual(['OPENROUTER_API_KEY']);
+  });
+
+  it.each(launches.map((launch) => [`${launch.where}: ${launch.command} ${launch.args.join(' ')}`, launch] as const))(
+    'starts the server and lists its tool: %s',
+    async (_name, launch) => {
+      const { command, args } = onThisMachine(launch);
+      // The config's key is a placeholder; the rest of the environment points the server at the fake.
+      const session = await connect(userEnv(fake, await tempDir(), { ...launch.env, OPENROUTER_API_KEY: VALID_KEY }), command, args);
+      try {
+        const { tools } = await session.client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(['process_prompt']);
+        expect(session.client.getServerVersion()?.name).toBe('parallel-llm-server');
+      } finally {
+        await session.close();
+      }
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,62 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A real HTTP server on 127.0.0.1 for `doctor`: it answers GET /key and GET /models the way
+ * OpenRouter does (full model rows: aliases, `expiration_date`, `created`), or lacks them
+ * (404, as another OpenAI-compatible server may), or never answers (a hung upstream).
+ */
+export type Endpoint<T> = T | 'missing' | 'hang';
+
+export interface CatalogOptions {
+  key?: Endpoint<Record<string, unknown>>;
+  models?: Endpoint<Array<Record<string, unknown>>>;
+}
+
+export interface CatalogServer {
+  /** The base URL: http://127.0.0.1:PORT/api/v1 */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startCatalogServer(options: CatalogOptions): Promise<CatalogServer> {
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const route = (req.url ?? '').replace(/^\/api\/v1/, '');
+    const endpoint = route === '/key' ? options.key : route === '/models' ? options.models : 'missing';
+    if (endpoint === 'hang') return;
+    if (endpoint === undefined || endpoint === 'missing') {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><title>404: This page could not be found.</title>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: endpoint }));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A /models row as OpenRouter writes it, with only the fields doctor reads and a few it does not. */
+export function modelRow(id: string, extra: { created?: string; expiration_date?: string; alias_target?: string } = {}): Record<string, unknown> {
+  return {
+    id,
+    canonical_slug: id,
+    name: id,
+    context_length: 262_144,
+    created: extra.created ? Date.parse(extra.created) / 1000 : 1_735_689_600,
+    expiration_date: extra.expiration_date ?? null,
+    ...(extra.alias_target ? { alias_target: { slug: extra.alias_target, name: extra.alias_target } } : {}),
+  };
+}
