@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('ask', () => {
-  it('prints the synthesized answer alone on stdout, plain progress per model and the run folder on stderr, and exits 0', async () => {
+  it('prints the synthesized answer alone on stdout, plain progress per model, the first line and the run folder on stderr, and exits 0', async () => {
     const outputDir = await tempDir();
     const result = await run(['ask', 'What is 2+2?'], userEnv(fake, outputDir));
 
@@ -53,9 +53,10 @@ describe('ask', () => {
     expect(lines.filter((line) => line.includes('… e2e/synth synthesizing 3 answers'))).toHaveLength(1);
     expect(lines.filter((line) => /^\[\s*\d+\.\d s\] ✔ e2e\/synth synthesized in \d+\.\d s$/.test(line))).toHaveLength(1);
 
+    expect(lines).toContain('All 3 models answered; synthesized by e2e/synth.');
     const last = lines.at(-1)!;
-    expect(last).toMatch(/^Run folder: /);
-    const runFolder = last.slice('Run folder: '.length);
+    expect(last).toMatch(/^Run \S+, saved in /);
+    const runFolder = last.replace(/^Run \S+, saved in /, '');
     expect(path.dirname(runFolder)).toBe(outputDir);
     expect(await readFile(path.join(runFolder, 'final.md'), 'utf8')).toBe('The answer is 4.');
   });
@@ -76,7 +77,7 @@ describe('ask', () => {
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('No model answered.');
+    expect(result.stderr).toContain('No model answered: e2e/one failed: HTTP 401: User not found;');
     for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) {
       expect(result.stderr).toContain(`- ${model}: http 401: User not found.`);
     }
@@ -373,8 +374,8 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
     expect(result.code).toBe(0);
     const output = result.stdout;
     expect(output).toContain('\x1b[4A');
-    // The board as it stands when the answer is printed.
-    const board = screen(output.slice(0, output.indexOf('The answer is 4.'))).filter((row) => row.trim() !== '');
+    // The board as it stands when the result is printed.
+    const board = screen(output.slice(0, output.indexOf('All 3 models answered'))).filter((row) => row.trim() !== '');
     expect(board).toHaveLength(4);
     expect(board[0]).toMatch(/^ {2}✔ e2e\/one answered in \d+\.\d s$/);
     expect(board[1]).toMatch(/^ {2}✔ e2e\/two answered in \d+\.\d s$/);
@@ -389,7 +390,7 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
 
     expect(result.code).toBe(0);
     const output = result.stdout;
-    const board = screen(output.slice(0, output.indexOf('The answer is 4.')), 24).filter((row) => row.trim() !== '');
+    const board = screen(output.slice(0, output.indexOf('All 3 models answered')), 24).filter((row) => row.trim() !== '');
     expect(board).toHaveLength(4);
     for (const row of board) expect(Array.from(row).length).toBeLessThan(24);
     expect(board[0]).toBe('  ✔ e2e/one answered i…');

@@ -78,14 +78,14 @@ describe('the client configs in README.md and mcp_config.json', () => {
   });
 
   it.each(launches.map((launch) => [`${launch.where}: ${launch.command} ${launch.args.join(' ')}`, launch] as const))(
-    'starts the server and lists its tool: %s',
+    'starts the server and lists its tools: %s',
     async (_name, launch) => {
       const { command, args } = onThisMachine(launch);
       // The config's key is a placeholder; the rest of the environment points the server at the fake.
       const session = await connect(userEnv(fake, await tempDir(), { ...launch.env, OPENROUTER_API_KEY: VALID_KEY }), command, args);
       try {
         const { tools } = await session.client.listTools();
-        expect(tools.map((tool) => tool.name)).toEqual(['process_prompt']);
+        expect(tools.map((tool) => tool.name)).toEqual(['process_prompt', 'get_run']);
         expect(session.client.getServerVersion()?.name).toBe('parallel-llm-server');
       } finally {
         await session.close();
