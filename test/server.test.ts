@@ -174,17 +174,36 @@ describe('process_prompt through the MCP client', () => {
     expect(text).toContain(data!.run_folder!);
   });
 
-  it('reports a reasoning model that ran out of max_tokens as truncated, saves its reasoning, and keeps it out of synthesis', async () => {
+  it('reports a reasoning model that ran out of max_tokens as truncated, saves its reasoning, and gives the synthesizer that reasoning, labelled, since it is all the model said', async () => {
     harness = await startHarness(fake, scriptModels('reasoner'));
-    fake.on('reasoner/two', { answer: '', reasoning: 'Step 1: consider the secret plan...', finishReason: 'length' });
+    fake.on('reasoner/two', { answer: '', reasoning: 'Step 1: consider the plan...', finishReason: 'length' });
     const { text, data } = await call({ prompt: 'q', max_tokens: 64 });
+    expect(data!.status).toBe('partial');
     expect(data!.models[1]).toMatchObject({ status: 'failed', error: { kind: 'truncated' } });
     expect(data!.models[1]!.error!.message).toContain('max_tokens (64) ran out before any answer');
     expect(data!.models[1]!.error!.advice).toMatch(/Raise max_tokens/);
     expect(text).toContain('reasoner/two failed: used all of max_tokens before answering');
+    expect(text).toContain('Its reasoning went to the synthesizer in place of an answer.');
     expect(data!.models[1]!.reasoning_file).toBe(path.join(data!.run_folder!, 'candidate-2_reasoner_two.reasoning.md'));
-    expect(await readFile(data!.models[1]!.reasoning_file!, 'utf8')).toBe('Step 1: consider the secret plan...');
-    expect(JSON.stringify(fake.requestsFor('reasoner/synth')[0]!.body)).not.toContain('secret plan');
+    expect(await readFile(data!.models[1]!.reasoning_file!, 'utf8')).toBe('Step 1: consider the plan...');
+    const synthesis = (fake.requestsFor('reasoner/synth')[0]!.body.messages as Array<{ content: string }>)[0]!.content;
+    expect(synthesis).toContain('### Candidate 2: reasoner/two (no answer: its reasoning only)\n\nStep 1: consider the plan...');
+  });
+
+  it('keeps the reasoning of a model that answered out of synthesis, and saves it next to the answer', async () => {
+    harness = await startHarness(fake, scriptModels('thinker'));
+    fake.on('thinker/one', { answer: 'the answer', reasoning: 'private musing' });
+    const { data } = await call({ prompt: 'q' });
+    expect(await readFile(data!.models[0]!.reasoning_file!, 'utf8')).toBe('private musing');
+    expect(JSON.stringify(fake.requestsFor('thinker/synth')[0]!.body)).not.toContain('private musing');
+  });
+
+  it('does not synthesize from reasoning alone when no model answered', async () => {
+    harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'only/thinks', PARALLEL_LLM_SYNTHESIZER_MODEL: 'only/synth' });
+    fake.on('only/thinks', { answer: '', reasoning: 'hmm', finishReason: 'length' });
+    const { data } = await call({ prompt: 'q' });
+    expect(data!.status).toBe('failed');
+    expect(fake.requestsFor('only/synth')).toHaveLength(0);
   });
 
   it('reports cost per model and in total in the run record', async () => {
@@ -302,9 +321,10 @@ describe('process_prompt through the MCP client', () => {
     expect((await readdir(harness.outputDir)).filter((name) => !name.startsWith('.'))).toHaveLength(8);
   });
 
-  it('never puts the API key in a result or a file', async () => {
+  it('never puts the API key in a result or a file, even when an upstream echoes it back', async () => {
     harness = await startHarness(fake, scriptModels('secret'));
-    fake.on('secret/two', { status: 401, error: { code: 401, message: 'User not found.' } });
+    fake.on('secret/two', { fromRequest: (request) => ({ status: 400, error: { code: 400, message: `Invalid header: authorization=${request.headers.authorization}` } }) });
+    fake.on('secret/three', { fromRequest: (request) => ({ answer: `You sent ${request.headers.authorization}` }) });
     const { result, data } = await call({ prompt: 'q' });
     expect(JSON.stringify(result)).not.toContain(VALID_KEY);
     await waitFor(async () => (await runRecord(data!.run_folder!)).status !== 'running');

@@ -1,4 +1,4 @@
-import { seconds } from '../present/words.js';
+import { count, seconds } from '../present/words.js';
 import type { ModelError } from '../run/record.js';
 import type { BoardEvent as RunEvent, SynthesisOutcome as SynthesisReport } from './events.js';
 
@@ -97,7 +97,7 @@ export function fitToWidth(line: string, columns: number | undefined): string {
 }
 
 function describe(event: RunEvent): string {
-  if (event.type === 'synthesis') return `… ${event.model} synthesizing ${event.candidates} answers`;
+  if (event.type === 'synthesis') return `… ${event.model} synthesizing ${count(event.candidates, 'answer')}`;
   const { candidate } = event;
   if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
   return `✘ ${candidate.model} failed: ${briefly(candidate.status === 'failed' ? candidate.error : undefined)}`;

@@ -1,5 +1,5 @@
 import { monotonicNow } from '../clock.js';
-import { briefError, seconds } from '../present/words.js';
+import { briefError, count, seconds } from '../present/words.js';
 import type { CandidateRecord, RunRecord } from '../run/record.js';
 
 export interface ProgressUpdate {
@@ -66,7 +66,7 @@ function stepMessage(record: Readonly<RunRecord>, news: CandidateRecord[]): stri
 function phase(record: Readonly<RunRecord>): string {
   const { candidates, synthesis } = record;
   const finished = candidates.filter((candidate) => candidate.status !== 'waiting').length;
-  if (synthesis.status === 'running') return `synthesizing ${candidates.filter((c) => c.status === 'answered').length} answers with ${synthesis.model}`;
+  if (synthesis.status === 'running') return `synthesizing ${count(candidates.filter((c) => c.status === 'answered').length, 'answer')} with ${synthesis.model}`;
   if (synthesis.status !== 'waiting') return 'finishing';
   const waiting = candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model);
   return `${finished}/${candidates.length} models finished${waiting.length ? `; waiting for ${waiting.join(', ')}` : ''}`;

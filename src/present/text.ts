@@ -36,7 +36,11 @@ export function footer(view: RunView): string {
   const waiting = record.candidates.filter((candidate) => candidate.status === 'waiting');
   const lines = [`Models: ${answered.length} of ${count(record.candidates.length, 'model')} answered${answered.length ? ` (${answered.map(timing).join(', ')})` : ''}.`];
   if (record.status !== 'failed') {
-    for (const candidate of failed) if (candidate.status === 'failed') lines.push(`Failed: ${candidate.model}: ${describeError(candidate.error)}`);
+    for (const candidate of failed) {
+      if (candidate.status !== 'failed') continue;
+      const reasoning = candidate.reasoning_to_synthesis ? ' Its reasoning went to the synthesizer in place of an answer.' : '';
+      lines.push(`Failed: ${candidate.model}: ${describeError(candidate.error)}${reasoning}`);
+    }
   }
   if (waiting.length > 0) lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
   const synthesis = synthesisLine(record);

@@ -62,17 +62,17 @@ async function synthesize(run: Run, deps: RunDeps, log: Logger): Promise<RunStat
     run.synthesisSkipped(`the run was stopped: ${stopped.message}`);
     return stopped.status;
   }
-  const arrived = run.answeredCandidates();
-  if (arrived.length === 0) {
+  const { answered, inputs } = run.synthesisInputs();
+  if (answered === 0) {
     run.synthesisSkipped('no candidate answered, so there was nothing to synthesize');
     return 'failed';
   }
-  const prompt = buildSynthesisPrompt(run.request.prompt, arrived, deps.synthesisMaxChars);
+  const prompt = buildSynthesisPrompt(run.request.prompt, inputs, deps.synthesisMaxChars);
   const trimmed = prompt.trims.map((trim) => ({ model: trim.model, kept_chars: trim.keptChars, original_chars: trim.originalChars }));
-  const allAnswered = arrived.length === run.request.models.length;
+  const allAnswered = answered === run.request.models.length;
   for (const model of run.request.synthesizers) {
     run.synthesizing(model, prompt.text.length, trimmed);
-    log.info({ phase: 'synthesis', model, candidates: arrived.length, promptChars: prompt.text.length }, 'synthesizing');
+    log.info({ phase: 'synthesis', model, candidates: inputs.length, promptChars: prompt.text.length }, 'synthesizing');
     let started = monotonicNow();
     try {
       const completion = await deps.limiter.run(

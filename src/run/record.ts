@@ -43,7 +43,13 @@ export type CandidateRecord =
       /** The answer's file in the run folder, set once it is on disk. */
       file?: string;
     })
-  | (CandidateBase & { status: 'failed'; ms?: number; error: ModelError });
+  | (CandidateBase & {
+      status: 'failed';
+      ms?: number;
+      error: ModelError;
+      /** It sent reasoning but no answer, and the synthesizer was given that reasoning. */
+      reasoning_to_synthesis?: true;
+    });
 
 export type SynthesisAttempt =
   | { model: string; status: 'answered'; ms: number; chars: number; usage?: TokenUsage }

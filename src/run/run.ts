@@ -41,6 +41,8 @@ export class Run {
   readonly request: RunRequest;
   private readonly record: RunRecord;
   private readonly answers: Map<number, string>;
+  /** Reasoning of candidates that answered nothing else, by 0-based index. */
+  private readonly reasonings = new Map<number, string>();
   private answer: string | undefined;
   private readonly files: RunFiles | undefined;
   private readonly stopper = new AbortController();
@@ -100,12 +102,21 @@ export class Run {
     return this.record.candidates.filter((candidate) => candidate.status !== 'answered').map((candidate) => candidate.index - 1);
   }
 
-  answeredCandidates(): Array<{ index: number; model: string; content: string; file?: string }> {
-    return this.record.candidates.flatMap((candidate) => {
-      const content = this.answers.get(candidate.index - 1);
-      if (candidate.status !== 'answered' || content === undefined) return [];
-      return [{ index: candidate.index - 1, model: candidate.model, content, file: candidate.file && this.path(candidate.file) }];
+  /**
+   * What the synthesizer is given: every answer, and the reasoning of a model that gave
+   * reasoning but no answer (labelled so), since that is all it said.
+   */
+  synthesisInputs(): { answered: number; inputs: Array<{ model: string; content: string; file?: string }> } {
+    const inputs = this.record.candidates.flatMap((candidate) => {
+      const index = candidate.index - 1;
+      const answer = this.answers.get(index);
+      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, file: this.path(candidate.file) }];
+      const reasoning = this.reasonings.get(index);
+      if (candidate.status !== 'failed' || reasoning === undefined) return [];
+      candidate.reasoning_to_synthesis = true;
+      return [{ model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: this.path(candidate.reasoning_file) }];
     });
+    return { answered: this.answers.size, inputs };
   }
 
   /** A candidate answered: its answer is kept for synthesis and saved, then the journal notes the file. */
@@ -130,9 +141,11 @@ export class Run {
     this.changed();
   }
 
+  /** A candidate failed; reasoning it sent without an answer is kept, for the synthesizer and the folder. */
   failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): void {
     const candidate = this.record.candidates[index]!;
     this.record.candidates[index] = { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
+    if (reasoning) this.reasonings.set(index, reasoning);
     this.saveReasoning(index, reasoning);
     this.changed();
   }
@@ -173,6 +186,7 @@ export class Run {
     record.elapsed_ms = Math.round(monotonicNow() - this.startedAt);
     // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
     if (this.answer !== undefined) this.answers.clear();
+    this.reasonings.clear();
     this.changed();
     await this.saveRecord();
     this.finished();
@@ -216,8 +230,8 @@ export class Run {
     return this.files?.saveRecord(this.record) ?? Promise.resolve();
   }
 
-  private path(file: string): string | undefined {
-    return this.files?.dir && path.join(this.files.dir, file);
+  private path(file: string | undefined): string | undefined {
+    return file && this.files?.dir && path.join(this.files.dir, file);
   }
 
   /** Every step is journaled and wakes whoever waits on the run. */

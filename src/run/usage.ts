@@ -1,15 +1,9 @@
-import type { TokenUsage } from '../openrouter/client.js';
+import { addUsage, type TokenUsage } from '../openrouter/usage.js';
 
-/** Adds up usages field by field; a sum that would not be a finite number is left out. */
+/** The usages of a run added up; cost rounded, since cents of a cent add up with float noise. */
 export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
-  const total: TokenUsage = {};
-  for (const usage of usages) {
-    for (const [key, value] of Object.entries(usage ?? {}) as Array<[keyof TokenUsage, number]>) {
-      const sum = (total[key] ?? 0) + value;
-      if (Number.isFinite(sum)) total[key] = sum;
-    }
-  }
-  // Cents of a cent add up with float noise; OpenRouter reports cost to 1e-8 at most.
+  const total = usages.reduce<TokenUsage>((sum, usage) => addUsage(sum, usage), {});
+  // OpenRouter reports cost to 1e-8 at most.
   if (total.cost !== undefined) total.cost = Math.round(total.cost * 1e8) / 1e8;
   return total;
 }

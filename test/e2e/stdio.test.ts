@@ -110,7 +110,10 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' }, _meta: { progressToken: 'p1' } } });
+    // One model echoes the request's Authorization header back, as some proxies do in errors.
+    fake.on('e2e/echo', { fromRequest: (request) => ({ status: 400, error: { code: 400, message: `bad request, headers: ${request.headers.authorization}` } }) });
+    const models = ['e2e/one', 'e2e/echo'];
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q', models }, _meta: { progressToken: 'p1' } } });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     await waitFor(() => stdout.includes('"id":2'), 10_000);
