@@ -70,12 +70,12 @@ export const freshPrompt = (label = 'bench') => `${label} ${process.pid}-${++pro
 export interface Session {
   client: Client;
   pid: number | null;
-  /** The last few kilobytes the server wrote on stderr, for a failure's message. */
+  /** The last 64 kB the server wrote on stderr: for a failure's message, or a probe's report. */
   stderrTail(): string;
   close(): Promise<void>;
 }
 
-const STDERR_TAIL_CHARS = 4096;
+const STDERR_TAIL_CHARS = 64 * 1024;
 
 /** Spawns a server as an MCP client does (stderr piped and read) and connects the SDK's Client. */
 export async function connect(server: ServerCommand | string, env: Record<string, string>, clientName = 'bench'): Promise<Session> {
