@@ -16,6 +16,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { StructuredResult } from '../src/tool.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
 import { connect, installedBin, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
 
@@ -96,10 +97,10 @@ async function oneCall(session: Awaited<ReturnType<typeof connect>>, fake: FakeO
   const abortedBefore = fake.aborted;
   const synthesesBefore = fake.requestsFor(SYNTHESIZER).length;
   const started = performance.now();
-  let data: Awaited<ReturnType<typeof processPrompt>>['data'] | undefined;
+  let data: StructuredResult | undefined;
   let error: string | undefined;
   try {
-    ({ data } = await processPrompt(session, { prompt: `Review this change, call ${i + 1}.` }, { timeout: CLIENT_TIMEOUT_MS }));
+    data = (await processPrompt(session, { prompt: `Review this change, call ${i + 1}.` }, { timeout: CLIENT_TIMEOUT_MS })).data as StructuredResult;
   } catch (caught) {
     error = caught instanceof McpError && caught.code === ErrorCode.RequestTimeout ? 'client timeout' : String(caught);
   }

@@ -1,27 +1,47 @@
 /**
- * Shared pieces of the benchmarks: the installed package, an MCP session over stdio, the
- * loopback fake OpenRouter, and small statistics. Every bench prints one JSON object of
- * figures and saves it in bench/results/ (not committed).
+ * Shared pieces of the benchmarks: the installed package and the naive reference server, an
+ * MCP session over stdio, the loopback fake OpenRouter, small statistics, and the report.
+ * Every bench saves one JSON record in bench/results/NAME.json (not committed); the benches
+ * that compare this server with the reference put their figures in `rows`, which `npm run
+ * bench` prints as one table.
  */
 import { rmSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { StructuredResult } from '../src/tool.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
 import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
 import { packAndInstall, projectRoot } from '../test/support/install.js';
 
 export { startFakeOpenRouter } from '../test/support/fake-openrouter.js';
 
+/** How to start a server: this package's installed bin, or the reference. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
 /** The bin installed from the packed tarball; BENCH_BIN reuses one already installed. */
 export async function installedBin(): Promise<{ binPath: string; cleanup: () => Promise<void> }> {
   if (process.env.BENCH_BIN) return { binPath: process.env.BENCH_BIN, cleanup: async () => undefined };
   const installed = await packAndInstall();
   return { binPath: installed.binPath, cleanup: () => rm(installed.dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Both servers of a side-by-side bench, started the same way: `node <entry>` with the same
+ * node. Ours is the bin from the packed tarball; the reference is bench/reference/server.js.
+ */
+export async function serversUnderTest(): Promise<{ ours: ServerCommand; reference: ServerCommand; cleanup: () => Promise<void> }> {
+  const { binPath, cleanup } = await installedBin();
+  return {
+    ours: { command: process.execPath, args: [binPath] },
+    reference: { command: process.execPath, args: [path.join(import.meta.dirname, 'reference', 'server.js')] },
+    cleanup,
+  };
 }
 
 const outputDirs: string[] = [];
@@ -35,31 +55,77 @@ export async function tempOutputDir(): Promise<string> {
   return dir;
 }
 
-/** The server's environment for a bench: quiet logs unless the bench says otherwise. */
+/**
+ * The server's environment for a bench. Logging stays at its default level (the reference
+ * logs nothing; ours is measured as users run it). The budget is long, so that every call
+ * runs to its end instead of returning `running`.
+ */
 export const serverEnv = (fake: FakeOpenRouter, outputDir: string, extra: Record<string, string> = {}) =>
-  sharedServerEnv(fake, outputDir, { PARALLEL_LLM_LOG_LEVEL: 'warn', ...extra });
+  sharedServerEnv(fake, outputDir, { PARALLEL_LLM_BUDGET_MS: '600000', ...extra });
+
+/** A prompt no earlier call asked, so no server can answer it from a previous run. */
+let prompts = 0;
+export const freshPrompt = (label = 'bench') => `${label} ${process.pid}-${++prompts}: what is 2 + 2?`;
 
 export interface Session {
   client: Client;
   pid: number | null;
+  /** The last 64 kB the server wrote on stderr: for a failure's message, or a probe's report. */
+  stderrTail(): string;
   close(): Promise<void>;
 }
 
-export async function connect(binPath: string, env: Record<string, string>, clientName = 'bench'): Promise<Session> {
-  const transport = new StdioClientTransport({ command: binPath, env, stderr: 'inherit' });
+const STDERR_TAIL_CHARS = 64 * 1024;
+
+/** Spawns a server as an MCP client does (stderr piped and read) and connects the SDK's Client. */
+export async function connect(server: ServerCommand | string, env: Record<string, string>, clientName = 'bench'): Promise<Session> {
+  const { command, args } = typeof server === 'string' ? { command: server, args: [] } : server;
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  let tail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)));
   const client = new Client({ name: clientName, version: '1.0.0' });
   await client.connect(transport);
-  return { client, pid: transport.pid, close: () => client.close() };
+  return { client, pid: transport.pid, stderrTail: () => tail, close: () => client.close() };
+}
+
+/** What the benches read of a result; both servers' results have the text, only ours the rest. */
+export interface ResultData {
+  status?: string;
+  run_folder?: string | null;
+  models?: Array<{ status: string; file?: string; error?: { kind: string } }>;
 }
 
 export async function processPrompt(
   session: Session,
   args: Record<string, unknown>,
   options: Parameters<Client['callTool']>[2] = {},
-): Promise<{ result: CallToolResult; data: StructuredResult }> {
+): Promise<{ result: CallToolResult; data: ResultData }> {
   const result = (await session.client.callTool({ name: 'process_prompt', arguments: args }, undefined, options)) as CallToolResult;
-  return { result, data: result.structuredContent as StructuredResult };
+  return { result, data: (result.structuredContent ?? {}) as ResultData };
 }
+
+/** Throws unless the call produced a whole answer: our status `complete`, or the reference's text without isError. */
+export function assertAnswered(session: Session, { result, data }: { result: CallToolResult; data: ResultData }, what: string): void {
+  if (!result.isError && (data.status === undefined || data.status === 'complete')) return;
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('').slice(0, 500);
+  throw new Error(`${what} ended ${data.status ?? 'in error'}: ${text}\n${session.stderrTail()}`);
+}
+
+/** The kernel's record of a process's resident set: its peak (VmHWM) or now (VmRSS), in MiB. */
+export async function rssMiB(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
+}
+
+/** CPU time (user + system) a process has used so far, in ms; the kernel counts it in ticks of 10 ms (USER_HZ is 100). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command's name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+const TICK_MS = 10;
 
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -71,14 +137,49 @@ export const median = (values: number[]) => percentile(values, 50);
 export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 export function machine() {
-  return { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGiB: round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverage: os.loadavg().map((load) => round(load, 2)),
+  };
+}
+
+/** One figure measured on both servers in the same run. `met` is undefined when the figure has no target. */
+export interface Row {
+  figure: string;
+  unit: string;
+  ours: number;
+  reference: number;
+  target: string;
+  met?: boolean;
 }
 
 /** Prints the figures and saves them as bench/results/NAME.json. */
-export async function report(name: string, figures: Record<string, unknown>): Promise<void> {
+export async function report(name: string, figures: Record<string, unknown> & { rows?: Row[] }): Promise<void> {
   const record = { bench: name, at: new Date().toISOString(), machine: machine(), ...figures };
-  const dir = path.join(projectRoot, 'bench', 'results');
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  await mkdir(path.dirname(resultsFile(name)), { recursive: true });
+  await writeFile(resultsFile(name), `${JSON.stringify(record, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+}
+
+export const resultsFile = (name: string) => path.join(projectRoot, 'bench', 'results', `${name}.json`);
+
+/**
+ * Measures each side `rounds` times, alternating which goes first in each round, so that
+ * drift in the machine's speed hits both sides alike. Returns every side's measurements.
+ */
+export async function interleaved<Side extends string>(
+  rounds: number,
+  sides: readonly Side[],
+  measure: (side: Side, round: number) => Promise<number>,
+): Promise<Record<Side, number[]>> {
+  const results = Object.fromEntries(sides.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) results[side].push(await measure(side, round));
+  }
+  return results;
 }

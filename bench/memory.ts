@@ -1,38 +1,64 @@
-/** Memory: peak RSS of the server with 8 simultaneous calls whose candidates return 2 MB each. */
-import { readFile } from 'node:fs/promises';
-import { connect, installedBin, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+/**
+ * Memory: the peak resident set (the kernel's VmHWM) of a server process answering 8 calls at
+ * once, each of 5 candidates answering 2 MiB (80 MiB received). Two kinds of answer: one digit
+ * repeated (the workload of the issue's figure) and prose (words and spaces, as models write),
+ * since some costs grow with the number of words. Each side runs in a fresh process per round;
+ * the sides take turns; medians of BENCH_ROUNDS (3) each.
+ */
+import { assertAnswered, connect, freshPrompt, interleaved, median, processPrompt, report, round, rssMiB, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir, type Row } from './lib.js';
 
 const CALLS = 8;
-const ANSWER_BYTES = 2 * 1024 * 1024;
-
-/** VmHWM is the kernel's record of the process's peak resident set. */
-async function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
-}
+const ANSWER_CHARS = 2 * 1024 * 1024;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TARGET_MIB = 150;
+const PROSE = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. ';
+const ANSWERS = {
+  digits: (i: number) => String(i).repeat(ANSWER_CHARS),
+  prose: () => PROSE.repeat(Math.ceil(ANSWER_CHARS / PROSE.length)).slice(0, ANSWER_CHARS),
+};
+type Kind = keyof typeof ANSWERS;
 
 const fake = await startFakeOpenRouter();
-const models = ['m/1', 'm/2', 'm/3', 'm/4', 'm/5'];
-models.forEach((model, i) => fake.on(model, { answer: String(i).repeat(ANSWER_BYTES), delayMs: 50, chunks: 64 }));
+const modelsFor = (kind: Kind) =>
+  Array.from({ length: 5 }, (_, i) => {
+    const model = `${kind}/${i + 1}`;
+    fake.on(model, { answer: ANSWERS[kind](i), delayMs: 50, chunks: 64 });
+    return model;
+  });
+const models = { digits: modelsFor('digits'), prose: modelsFor('prose') };
 fake.on('m/synth', { answer: 'synthesized', delayMs: 50 });
-const { binPath, cleanup } = await installedBin();
-const session = await connect(binPath, serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'm/synth', PARALLEL_LLM_BUDGET_MS: '600000' }));
-const pid = session.pid!;
-const idleRss = await rssKiB(pid, 'VmRSS');
-const results = await Promise.all(Array.from({ length: CALLS }, (_, i) => processPrompt(session, { prompt: `call ${i}` }, { timeout: 120_000 })));
-const peak = await rssKiB(pid, 'VmHWM');
-const after = await rssKiB(pid, 'VmRSS');
-const synthesisPromptChars = Math.max(...fake.requestsFor('m/synth').map((r) => JSON.stringify(r.body).length));
-await session.close();
+const servers = await serversUnderTest();
+
+async function peakRss(side: 'ours' | 'reference', kind: Kind): Promise<number> {
+  const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models[kind].join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'm/synth' });
+  const session = await connect(servers[side], env);
+  const calls = Array.from({ length: CALLS }, () => processPrompt(session, { prompt: freshPrompt('memory') }, { timeout: 300_000 }));
+  for (const call of await Promise.all(calls)) assertAnswered(session, call, 'a memory call');
+  const peak = await rssMiB(session.pid!, 'VmHWM');
+  await session.close();
+  return peak;
+}
+
+const rows: Row[] = [];
+const peaks: Record<string, Record<'ours' | 'reference', number[]>> = {};
+for (const kind of Object.keys(ANSWERS) as Kind[]) {
+  const measured = await interleaved(ROUNDS, ['ours', 'reference'] as const, (side) => peakRss(side, kind));
+  peaks[kind] = { ours: measured.ours.map((mib) => round(mib)), reference: measured.reference.map((mib) => round(mib)) };
+  const [ours, reference] = [median(measured.ours), median(measured.reference)];
+  rows.push({
+    figure: `peak RSS, ${CALLS} calls at once × 5 answers of 2 MiB (${kind}), median`,
+    unit: 'MiB',
+    ours: round(ours),
+    reference: round(reference),
+    target: `≤ ${TARGET_MIB}`,
+    met: ours <= TARGET_MIB,
+  });
+}
 await fake.close();
-await cleanup();
+await servers.cleanup();
 await report('memory', {
   calls: CALLS,
-  candidateAnswerMiB: ANSWER_BYTES / 2 ** 20,
-  dataReceivedMiB: (CALLS * models.length * ANSWER_BYTES) / 2 ** 20,
-  allComplete: results.every(({ data }) => data.status === 'complete'),
-  idleRssMiB: round(idleRss / 1024),
-  peakRssMiB: round(peak / 1024),
-  rssAfterMiB: round(after / 1024),
-  largestSynthesisRequestChars: synthesisPromptChars,
+  dataReceivedMiB: (CALLS * 5 * ANSWER_CHARS) / 2 ** 20,
+  rows,
+  peakRssMiB: peaks,
 });

@@ -1,64 +1,83 @@
 /**
- * Overhead: five candidates answering in 100-500 ms and a 100 ms synthesizer make an ideal
- * wall time of 600 ms; what a call takes on top is the overhead. Median of 20 calls.
- * The same requests made straight from an OpenRouterClient, with no server between, show
- * how much of that the fake upstream and the HTTP exchanges themselves take.
+ * Overhead: five candidates answering after 100-500 ms and a 100 ms synthesizer make an ideal
+ * call of 600 ms; what a call takes on top of that, seen by the MCP client, is the overhead.
+ * Four subjects take turns, one call each per round: ours as users run it (saving on), ours
+ * with saving off, the reference, and the same six requests sent straight to the fake with
+ * `fetch` (no server: what the fake and HTTP alone cost). Medians of BENCH_CALLS (20) each.
  */
-import { pino } from 'pino';
-import { OpenRouterClient } from '../src/openrouter/client.js';
 import { VALID_KEY } from '../test/support/fake-openrouter.js';
-import { connect, installedBin, median, percentile, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+import { assertAnswered, connect, freshPrompt, interleaved, median, percentile, processPrompt, report, round, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir, type Session } from './lib.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const IDEAL_MS = 600;
+const TARGET_MS = 3;
 
 const fake = await startFakeOpenRouter();
 const models = ['o/100', 'o/200', 'o/300', 'o/400', 'o/500'];
 models.forEach((model, i) => fake.on(model, { answer: `answer ${i}`, delayMs: 100 * (i + 1) }));
 fake.on('o/synth', { answer: 'synthesized', delayMs: 100 });
-const { binPath, cleanup } = await installedBin();
+const { ours, reference, cleanup } = await serversUnderTest();
+const env = async (extra: Record<string, string> = {}) =>
+  serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'o/synth', ...extra });
+const sessions = {
+  ours: await connect(ours, await env()),
+  oursSavingOff: await connect(ours, await env({ PARALLEL_LLM_SAVE_OUTPUTS: 'false' })),
+  reference: await connect(reference, await env()),
+};
 
-/** Median overhead of CALLS calls through the installed server, after two warm-up calls. */
-async function overheadThroughServer(extraEnv: Record<string, string>): Promise<number[]> {
-  const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'o/synth', ...extraEnv });
-  const session = await connect(binPath, env);
-  for (let i = 0; i < 2; i++) await processPrompt(session, { prompt: 'warm-up' });
-  const overheads: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const started = performance.now();
-    const { data } = await processPrompt(session, { prompt: `call ${i}` });
-    if (data.status !== 'complete') throw new Error(`call ${i} ended ${data.status}`);
-    overheads.push(performance.now() - started - IDEAL_MS);
-  }
-  await session.close();
-  return overheads;
-}
-
-const overheads = await overheadThroughServer({});
-const withoutFiles = await overheadThroughServer({ PARALLEL_LLM_SAVE_OUTPUTS: 'false' });
-
-const direct = new OpenRouterClient({ apiKey: VALID_KEY, baseUrl: fake.url, timeoutMs: 10_000, idleTimeoutMs: 5000, maxConnections: 5, logger: pino({ level: 'silent' }) });
-const chat = (model: string) => ({ model, prompt: 'q', temperature: 0.7, maxTokens: 100 });
-const baseline: number[] = [];
-for (let i = 0; i < CALLS + 2; i++) {
+async function overheadOfCall(session: Session): Promise<number> {
   const started = performance.now();
-  await Promise.all(models.map((model) => direct.complete(chat(model))));
-  await direct.complete(chat('o/synth'));
-  if (i >= 2) baseline.push(performance.now() - started - IDEAL_MS);
+  assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('overhead') }), 'an overhead call');
+  return performance.now() - started - IDEAL_MS;
 }
-await direct.close();
+
+/** The same six requests with no server between: what the fake and HTTP alone cost. */
+async function overheadWithoutServer(): Promise<number> {
+  const ask = async (model: string) => {
+    const response = await fetch(`${fake.url}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${VALID_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'q' }], max_tokens: 100, stream: true }),
+    });
+    await response.text();
+  };
+  const started = performance.now();
+  await Promise.all(models.map(ask));
+  await ask('o/synth');
+  return performance.now() - started - IDEAL_MS;
+}
+
+const subjects = ['ours', 'reference', 'oursSavingOff', 'noServer'] as const;
+const measure = (subject: (typeof subjects)[number]) => (subject === 'noServer' ? overheadWithoutServer() : overheadOfCall(sessions[subject]));
+await interleaved(2, subjects, measure); // warm-up: connections, code paths, the run folders' parent
+const overheads = await interleaved(CALLS, subjects, measure);
+await Promise.all(Object.values(sessions).map((session) => session.close()));
 await fake.close();
 await cleanup();
+
+const stats = (values: number[]) => ({ median: round(median(values)), p90: round(percentile(values, 90)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+const [oursMs, referenceMs, noServerMs] = [median(overheads.ours), median(overheads.reference), median(overheads.noServer)];
+const target = `≤ ${TARGET_MS} ms and below the reference`;
 await report('overhead', {
   calls: CALLS,
   idealMs: IDEAL_MS,
-  medianOverheadMs: round(median(overheads)),
-  upstreamAloneMedianMs: round(median(baseline)),
-  serverShareMedianMs: round(median(overheads) - median(baseline)),
-  withSavingOffMedianMs: round(median(withoutFiles)),
-  serverShareWithSavingOffMedianMs: round(median(withoutFiles) - median(baseline)),
-  p90OverheadMs: round(percentile(overheads, 90)),
-  minOverheadMs: round(Math.min(...overheads)),
-  maxOverheadMs: round(Math.max(...overheads)),
-  goalMs: 3,
+  rows: [
+    {
+      figure: 'overhead over an ideal 600 ms call (5 candidates + synthesis, saving on), median',
+      unit: 'ms',
+      ours: round(oursMs),
+      reference: round(referenceMs),
+      target,
+      met: oursMs <= TARGET_MS && oursMs < referenceMs,
+    },
+    {
+      figure: `the same, less what the fake and HTTP alone take (${round(noServerMs)} ms with no server)`,
+      unit: 'ms',
+      ours: round(oursMs - noServerMs),
+      reference: round(referenceMs - noServerMs),
+      target,
+      met: oursMs - noServerMs <= TARGET_MS && oursMs < referenceMs,
+    },
+  ],
+  overheadMs: Object.fromEntries(subjects.map((subject) => [subject, stats(overheads[subject])])),
 });

@@ -1,24 +1,49 @@
 /**
- * Runs every benchmark in its own process against one installed copy of the package, then
- * prints where each result was saved. `npm run bench`; one bench: `npm run bench:<name>`.
+ * `npm run bench`: the side-by-side benches (this server and the naive reference in one run,
+ * against one installed copy of the package), each in its own process, then one table of
+ * their figures on stdout. `npm run bench -- NAME ...` runs the benches named, `all` every one.
+ * Each bench's details are saved in bench/results/NAME.json.
  */
 import { spawnSync } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { installedBin } from './lib.js';
+import { installedBin, resultsFile, type Row } from './lib.js';
 
-const BENCHES = ['startup', 'overhead', 'connections', 'concurrency', 'memory', 'openrouter', 'budget', 'network', 'soak'];
-const only = process.argv.slice(2);
+/** The benches that measure this server beside the reference. */
+const SIDE_BY_SIDE = ['startup', 'overhead', 'memory', 'scaling', 'connections'];
+/** Benches of this server alone: where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak. */
+const ALONE = ['reply-path', 'concurrency', 'openrouter', 'budget', 'network', 'soak'];
+
+const asked = process.argv.slice(2);
+const benches = asked.length === 0 ? SIDE_BY_SIDE : asked.includes('all') ? [...SIDE_BY_SIDE, ...ALONE] : asked;
+const unknown = benches.filter((name) => ![...SIDE_BY_SIDE, ...ALONE].includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown bench ${unknown.join(', ')}; the benches are ${[...SIDE_BY_SIDE, ...ALONE].join(', ')}\n`);
+  process.exit(2);
+}
 
 const { binPath, cleanup } = await installedBin();
 const failed: string[] = [];
-for (const bench of BENCHES.filter((name) => only.length === 0 || only.includes(name))) {
+const rows: Row[] = [];
+for (const bench of benches) {
   process.stderr.write(`\n== ${bench}\n`);
+  await rm(resultsFile(bench), { force: true });
+  // Each bench's own report goes to stderr, so that stdout carries only the table.
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `${bench}.ts`)], {
-    stdio: 'inherit',
+    stdio: ['ignore', 2, 2],
     env: { ...process.env, BENCH_BIN: binPath },
   });
   if (run.status !== 0) failed.push(bench);
+  else rows.push(...((JSON.parse(await readFile(resultsFile(bench), 'utf8')) as { rows?: Row[] }).rows ?? []));
 }
 await cleanup();
-process.stderr.write(`\nResults are in bench/results/*.json.${failed.length ? ` Failed: ${failed.join(', ')}` : ''}\n`);
+
+const cell = (value: number, unit: string) => (unit === '×' ? `${value}×` : `${value} ${unit}`);
+const verdict = (met: boolean | undefined) => (met === undefined ? '—' : met ? 'yes' : 'no');
+if (rows.length > 0) {
+  const lines = ['| figure | ours | reference | target | met? |', '|---|---|---|---|---|'];
+  for (const row of rows) lines.push(`| ${row.figure} | ${cell(row.ours, row.unit)} | ${cell(row.reference, row.unit)} | ${row.target} | ${verdict(row.met)} |`);
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+process.stderr.write(`\nDetails are in bench/results/*.json.${failed.length ? ` Failed: ${failed.join(', ')}` : ''}\n`);
 process.exitCode = failed.length ? 1 : 0;

@@ -1,0 +1,70 @@
+/**
+ * The build: src/ and its dependencies bundled into dist/ by esbuild, so that an MCP client
+ * waits for a few files to load instead of several hundred (BENCHMARKS.md, startup). The
+ * terminal commands and undici stay in chunks of their own, loaded only when used. Whitespace
+ * and syntax are minified but names are kept, so a stack trace still names its functions; no
+ * source maps, since the package ships no sources for them to point at. The licences of the
+ * bundled packages go into dist/THIRD-PARTY-LICENSES.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmod, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dist = path.join(root, 'dist');
+
+await rm(dist, { recursive: true, force: true });
+const { metafile } = await build({
+  // bin.js turns on the compile cache, then loads index.js, which holds the rest.
+  entryPoints: [path.join(root, 'src', 'bin.ts'), path.join(root, 'src', 'index.ts')],
+  outdir: dist,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.18',
+  // The terminal commands go in chunks of their own, loaded only when asked for. Chunks sit
+  // beside index.js: src/version.ts reads package.json at ../package.json from its own file.
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  // undici stays a package of its own, loaded from node_modules on the first request, as the
+  // client imports it lazily: in a chunk of its own, its CommonJS exports would lose their names.
+  external: ['undici'],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // Bundled CommonJS packages (pino) require Node's modules; ESM has no `require` of its own.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+});
+await chmod(path.join(dist, 'bin.js'), 0o755);
+await writeFile(path.join(dist, 'THIRD-PARTY-LICENSES.md'), await licences(metafile));
+await checkItStarts();
+
+/**
+ * `--version` loads and runs every module of the server: a bundle whose modules initialise in
+ * the wrong order (esbuild cannot always keep ESM cycles' order) fails here, not at a user's.
+ */
+async function checkItStarts(): Promise<void> {
+  const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const printed = execFileSync(process.execPath, [path.join(dist, 'bin.js'), '--version'], { encoding: 'utf8' }).trim();
+  if (printed !== version) throw new Error(`dist/bin.js --version printed "${printed}", not ${version}`);
+}
+
+/** Every bundled package's name, version and licence text; fails when a package has no licence file. */
+async function licences(meta: Metafile): Promise<string> {
+  const packageDirs = new Set<string>();
+  for (const input of Object.keys(meta.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) packageDirs.add(path.resolve(root, match[1]!));
+  }
+  const sections: string[] = [];
+  for (const dir of [...packageDirs].sort()) {
+    const { name, version, license } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as Record<string, string>;
+    const file = (await readdir(dir)).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
+    if (!file) throw new Error(`${name}@${version} is bundled but has no licence file to ship with it`);
+    sections.push(`## ${name}@${version} (${license})\n\n${(await readFile(path.join(dir, file), 'utf8')).trim()}\n`);
+  }
+  return `# Third-party licences\n\ndist/ bundles the following packages.\n\n${sections.join('\n')}`;
+}
