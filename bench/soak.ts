@@ -97,8 +97,8 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
     statuses[data.status] = (statuses[data.status] ?? 0) + 1;
     const anyOk = models.some((model) => model.startsWith('ok/'));
     if ((data.status === 'failed') === anyOk) lost.push(`call ${call}: status ${data.status} with models ${models.join(',')}`);
-    const record = JSON.parse(await readFile(path.join(data.run_folder, 'run.json'), 'utf8')) as { status: string; candidates: Array<{ status: string }> };
-    if (record.status !== data.status) lost.push(`call ${call}: run.json says ${record.status}, the result ${data.status}`);
+    const journal = await settledJournal(data.run_folder);
+    if (journal.status !== data.status) lost.push(`call ${call}: run.json says ${journal.status}, the result ${data.status}`);
     for (const model of data.models) {
       if (model.error) modelErrors[model.error.kind] = (modelErrors[model.error.kind] ?? 0) + 1;
       if (model.status === 'answered') {
@@ -123,4 +123,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const figures = await runSoak({ calls: Number(process.env.BENCH_CALLS ?? 2000), binPath });
   await cleanup();
   await report('soak', { ...figures });
+}
+
+/** run.json once its last entry is written: the result goes out first, the journal follows within moments. */
+async function settledJournal(folder: string): Promise<{ status: string }> {
+  const read = async () => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8')) as { status: string };
+  for (let waited = 0; waited < 2000; waited += 10) {
+    const journal = await read();
+    if (journal.status !== 'running') return journal;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return read();
 }
