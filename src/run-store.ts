@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CoalescingWriter } from './store/coalesce.js';
-import { publish, publishIfAbsent, readOwnFile, sweepStaleTemporaries, writeTemporary } from './store/files.js';
+import { flushFile, publish, publishIfAbsent, readOwnFile, sweepStaleTemporaries, writeTemporary } from './store/files.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './store/private-dir.js';
 import { StoreError } from './store/store-error.js';
 import { withTimeLimit } from './store/time-limit.js';
@@ -42,11 +42,16 @@ class Disk {
     return withTimeLimit(this.opTimeoutMs, what, work);
   }
 
-  /** Writes `target` whole or not at all: a temporary file in the staging folder, renamed into place. */
-  writeFile(target: string, content: string): Promise<void> {
-    return this.limit(`writing ${target}`, async (signal) => {
-      await publish(await writeTemporary(this.stagingDir, path.basename(target), content, this.durable, signal), target, signal);
+  /**
+   * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
+   * place. A durable file is flushed to the disk right after it appears, and nobody waits for
+   * that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
+   */
+  async writeFile(target: string, content: string): Promise<void> {
+    await this.limit(`writing ${target}`, async (signal) => {
+      await publish(await writeTemporary(this.stagingDir, path.basename(target), content, false, signal), target, signal);
     });
+    if (this.durable) void this.limit(`flushing ${target}`, (signal) => flushFile(target, signal)).catch(() => undefined);
   }
 
   /** Writes `target` whole, only if no file has that name yet: true if this call made it. */
@@ -75,6 +80,8 @@ export class RunStore {
   private readonly disk: Disk;
   private readonly indexDir: string;
   private readonly indexWrites: CoalescingWriter;
+  /** The folders checked once, while this process lives: none but us can change them. */
+  private prepared: Promise<void> | undefined;
   private swept = false;
 
   constructor(rootDir: string, options: StoreOptions = {}) {
@@ -124,28 +131,34 @@ export class RunStore {
   /** Saves a small private value under `key` (letters, digits, `_`, `-`); writes of one key are ordered and coalesced. */
   async writeIndex(key: string, value: string): Promise<void> {
     checkName(key, INDEX_KEY, 'index key');
-    await this.disk.limit(`preparing the index in ${this.rootDir}`, async (signal) => {
-      await this.prepare(signal);
-      await ensurePrivateDir(this.indexDir);
-    });
+    await this.disk.limit(`preparing the index in ${this.rootDir}`, (signal) => this.prepare(signal));
     await this.indexWrites.write(key, value);
   }
 
   async readIndex(key: string): Promise<string | undefined> {
     checkName(key, INDEX_KEY, 'index key');
     return this.disk.limit(`reading the index in ${this.rootDir}`, async (signal) => {
-      const info = await lstat(this.indexDir).catch(unlessCode('ENOENT', 'ENOTDIR'));
-      if (!info || unsafeDirReason(info, this.indexDir)) return undefined;
-      await checkRootDir(this.rootDir);
+      await this.prepare(signal);
       return readOwnFile(path.join(this.indexDir, key), MAX_INDEX_BYTES, signal);
     });
   }
 
-  /** The output folder (created 0700 where missing) and the staging folder, checked to be ours alone. */
-  private async prepare(signal: AbortSignal): Promise<void> {
-    await makeDirs(this.rootDir, signal);
-    await checkRootDir(this.rootDir);
-    await ensurePrivateDir(this.disk.stagingDir);
+  /**
+   * The output folder (created 0700 where missing), the staging and index folders, checked to be
+   * ours alone. Once they are, only we could change them, so the check is made once; a failure
+   * is not remembered, and the next call checks again.
+   */
+  private prepare(signal: AbortSignal): Promise<void> {
+    this.prepared ??= (async () => {
+      await makeDirs(this.rootDir, signal);
+      await checkRootDir(this.rootDir);
+      await ensurePrivateDir(this.disk.stagingDir);
+      await ensurePrivateDir(this.indexDir);
+    })().catch((error: unknown) => {
+      this.prepared = undefined;
+      throw error;
+    });
+    return this.prepared;
   }
 
   /** Once per store: housekeeping that must never cost a call its folder. */

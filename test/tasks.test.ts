@@ -65,7 +65,9 @@ describe('process_prompt as a task', () => {
     const finished = runAsTask(harness, { prompt: 'q' }, (message) => {
       if (message.type === 'taskCreated') taskId = message.task!.taskId;
     });
-    await waitFor(() => taskId !== '' && fake.requestsFor('cancel-task/two').length === 1);
+    // The fast model has answered and the slow one is being asked: the one request a cancel can stop.
+    const answered = async () => (await (await harness.app.runs.find(taskId))?.current())?.candidates[0]?.status === 'answered';
+    await waitFor(async () => taskId !== '' && fake.requestsFor('cancel-task/two').length === 1 && (await answered()));
     const cancelled = await harness.client.experimental.tasks.cancelTask(taskId);
     expect(cancelled.status).toBe('cancelled');
     await waitFor(() => fake.aborted === abortedBefore + 1);

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { monotonicNow } from '../clock.js';
 import type { Completion, TokenUsage } from '../openrouter/client.js';
+import { ChangeSignal } from './change-signal.js';
 import { candidateFile, type RunFiles } from './files.js';
 import { freshRecord, resumedRecord } from './new-record.js';
 import type { ModelError, Owner, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
@@ -47,8 +48,10 @@ export class Run {
   private readonly files: RunFiles | undefined;
   private readonly stopper = new AbortController();
   private readonly startedAt = monotonicNow();
-  private wake!: () => void;
-  private change!: Promise<void>;
+  private readonly changes = new ChangeSignal();
+  /** Files being written, the candidates' and the synthesis': the run settles once they are on disk (or have failed). */
+  private readonly candidateSaves: Array<Promise<void>> = [];
+  private readonly synthesisSaves: Array<Promise<void>> = [];
   /** Settles when the run has finished and its record is saved. */
   readonly settled: Promise<void>;
   private finished!: () => void;
@@ -63,7 +66,6 @@ export class Run {
     // Every upstream request of the run listens to this signal: no listener cap.
     setMaxListeners(0, this.stopper.signal);
     this.settled = new Promise((resolve) => (this.finished = resolve));
-    this.armChange();
   }
 
   get signal(): AbortSignal {
@@ -80,7 +82,7 @@ export class Run {
 
   /** Resolves at the next change of the run's state. */
   nextChange(): Promise<void> {
-    return this.change;
+    return this.changes.wait();
   }
 
   /** A user's stop: every upstream request of the run is aborted, and nothing more is billed. */
@@ -95,6 +97,11 @@ export class Run {
 
   stopped(): RunStopped | undefined {
     return this.stopper.signal.aborted ? (this.stopper.signal.reason as RunStopped) : undefined;
+  }
+
+  /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
+  started(): void {
+    void this.saveRecord();
   }
 
   /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
@@ -133,12 +140,13 @@ export class Run {
       ...(completion.truncated ? { truncated: true } : {}),
       ...(completion.usage ? { usage: completion.usage } : {}),
     };
-    this.saveThenNote(candidateFile(candidate, '.md'), completion.content, (file) => {
+    this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.md'), completion.content, (file) => {
       const current = this.record.candidates[index];
       if (current?.status === 'answered') current.file = file;
     });
     this.saveReasoning(index, completion.reasoning);
-    this.changed();
+    // The journal follows once the answer's file is on disk, naming it.
+    this.step(false);
   }
 
   /** A candidate failed; reasoning it sent without an answer is kept, for the synthesizer and the folder. */
@@ -147,12 +155,12 @@ export class Run {
     this.record.candidates[index] = { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
     if (reasoning) this.reasonings.set(index, reasoning);
     this.saveReasoning(index, reasoning);
-    this.changed();
+    this.step(true);
   }
 
   synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
     Object.assign(this.record.synthesis, { status: 'running', model, prompt_chars: promptChars, trimmed });
-    this.changed();
+    this.step(true);
   }
 
   synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion): void {
@@ -161,10 +169,11 @@ export class Run {
     if (attempt.status === 'answered' && completion) {
       this.answer = completion.content;
       synthesis.status = 'answered';
-      this.saveThenNote('final.md', completion.content, (file) => (synthesis.file = file));
-      if (completion.reasoning) this.saveThenNote('synthesis.reasoning.md', completion.reasoning, () => undefined);
+      this.saveThenNote(this.synthesisSaves, 'final.md', completion.content, (file) => (synthesis.file = file));
+      if (completion.reasoning) this.saveThenNote(this.synthesisSaves, 'synthesis.reasoning.md', completion.reasoning, () => undefined);
     }
-    this.changed();
+    // An answer is journaled once final.md is on disk, naming it; a failure at once.
+    this.step(attempt.status === 'failed');
   }
 
   /** Synthesis will not run: nothing to synthesize, or the run was stopped. */
@@ -174,11 +183,13 @@ export class Run {
   }
 
   /**
-   * The end: the status, the totals, and a last journal entry. Waiters wake once the answer
-   * files are written, without waiting for the journal, which follows at once.
+   * The end: the status, the totals, and a last journal entry. Waiters wake without waiting
+   * for the disk between the synthesizer's answer and the reply: final.md is named (in the
+   * journal and later results) once it is there, and the run is settled then. The candidates'
+   * files were written long before, as each answered.
    */
   async finish(status: RunStatus): Promise<void> {
-    await this.fileSaves;
+    await Promise.all(this.candidateSaves);
     const { record } = this;
     if (status === 'candidates_only') record.synthesis.status = 'failed';
     record.status = status;
@@ -187,7 +198,9 @@ export class Run {
     // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
     if (this.answer !== undefined) this.answers.clear();
     this.reasonings.clear();
-    this.changed();
+    record.totals = this.totals();
+    this.step(false);
+    await Promise.all(this.synthesisSaves);
     await this.saveRecord();
     this.finished();
   }
@@ -202,23 +215,19 @@ export class Run {
     return sumUsage([...candidates, ...synthesis]);
   }
 
-  /** Answer files being written: the run is not over until they are on disk. */
-  private fileSaves: Promise<unknown> = Promise.resolve();
-
-  /** Writes a file, then records its name and rewrites the journal, so the journal never names a file that is not there. */
-  private saveThenNote(name: string, text: string, note: (file: string) => void): void {
-    if (!this.files) return;
-    const saving = this.files.save(name, text).then((file) => {
+  /** Writes a file, then notes its name and rewrites the journal, so the journal never names a file that is not there. */
+  private saveThenNote(saves: Array<Promise<void>>, name: string, text: string, note: (file: string) => void): void {
+    const saving = this.files?.save(name, text).then((file) => {
       if (file) note(file);
       void this.saveRecord();
     });
-    this.fileSaves = Promise.all([this.fileSaves, saving]);
+    if (saving) saves.push(saving);
   }
 
   private saveReasoning(index: number, reasoning: string | undefined): void {
     const candidate = this.record.candidates[index]!;
     if (!reasoning) return;
-    this.saveThenNote(candidateFile(candidate, '.reasoning.md'), reasoning, (file) => {
+    this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.reasoning.md'), reasoning, (file) => {
       const current = this.record.candidates[index];
       if (current) current.reasoning_file = file;
     });
@@ -234,15 +243,10 @@ export class Run {
     return file && this.files?.dir && path.join(this.files.dir, file);
   }
 
-  /** Every step is journaled and wakes whoever waits on the run. */
-  private changed(): void {
-    void this.saveRecord();
-    this.wake();
-    this.armChange();
-  }
-
-  private armChange(): void {
-    this.change = new Promise((resolve) => (this.wake = resolve));
+  /** Every step wakes whoever waits on the run; `journal` rewrites run.json now (or the step's file save will). */
+  private step(journal: boolean): void {
+    if (journal) void this.saveRecord();
+    this.changes.notify();
   }
 }
 

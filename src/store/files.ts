@@ -36,6 +36,17 @@ export async function writeTemporary(stagingDir: string, fileName: string, conte
   return temporary;
 }
 
+/** Flushes a published file of ours to the disk, so that it survives a power cut too. */
+export async function flushFile(file: string, signal: AbortSignal): Promise<void> {
+  const handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  try {
+    signal.throwIfAborted();
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Gives a finished temporary file its final name, replacing any older version, in one atomic step. */
 export async function publish(temporary: string, target: string, signal: AbortSignal): Promise<void> {
   try {
