@@ -24,7 +24,7 @@ export interface FanOutOptions<T> {
  */
 export function fanOut<T>(
   models: readonly string[],
-  call: (model: string, signal: AbortSignal | undefined) => Promise<T>,
+  call: (model: string, signal: AbortSignal | undefined, index: number) => Promise<T>,
   options: FanOutOptions<T>,
 ): Array<Promise<Settled<T>>> {
   const { limiter, signal, onSettled } = options;
@@ -34,7 +34,7 @@ export function fanOut<T>(
       .run(
         () => {
           started = monotonicNow();
-          return call(model, signal);
+          return call(model, signal, index);
         },
         { signal },
       )

@@ -2,17 +2,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CoalescingWriter } from './store/coalesce.js';
-import { flushFile, publish, publishIfAbsent, readOwnFile, sweepStaleTemporaries, writeTemporary } from './store/files.js';
+import { Disk } from './store/disk.js';
+import type { FileWriter } from './store/file-writer.js';
+import { readOwnFile, sweepStaleTemporaries } from './store/files.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './store/private-dir.js';
 import { StoreError } from './store/store-error.js';
-import { withTimeLimit } from './store/time-limit.js';
 
 export { StoreError, type StoreErrorCode } from './store/store-error.js';
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */
   opTimeoutMs?: number;
-  /** Flush each file to the disk before publishing it. A kill -9 needs only write + rename; this guards against power loss. */
+  /** Flush each file to the disk right after it appears. A kill -9 needs only write + rename; this guards against power loss. */
   durable?: boolean;
 }
 
@@ -28,42 +29,6 @@ export const isRunId = (id: string): boolean => RUN_ID.test(id);
 
 function checkName(name: string, pattern: RegExp, what: string): void {
   if (!pattern.test(name)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid ${what}: ${JSON.stringify(name.slice(0, 80))}`);
-}
-
-/** What a store and its run folders share: the staging folder for temporary files, the time limit, durability. */
-class Disk {
-  constructor(
-    readonly stagingDir: string,
-    private readonly opTimeoutMs: number,
-    private readonly durable: boolean,
-  ) {}
-
-  limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withTimeLimit(this.opTimeoutMs, what, work);
-  }
-
-  /**
-   * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
-   * place. A durable file is flushed to the disk right after it appears, and nobody waits for
-   * that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
-   */
-  async writeFile(target: string, content: string): Promise<void> {
-    await this.limit(`writing ${target}`, async (signal) => {
-      await publish(await writeTemporary(this.stagingDir, path.basename(target), content, false, signal), target, signal);
-    });
-    if (this.durable) void this.limit(`flushing ${target}`, (signal) => flushFile(target, signal)).catch(() => undefined);
-  }
-
-  /** Writes `target` whole, only if no file has that name yet: true if this call made it. */
-  createFile(target: string, content: string): Promise<boolean> {
-    return this.limit(`creating ${target}`, async (signal) =>
-      publishIfAbsent(await writeTemporary(this.stagingDir, path.basename(target), content, this.durable, signal), target, signal),
-    );
-  }
-
-  readFile(file: string, maxBytes: number, cut = false): Promise<string | undefined> {
-    return this.limit(`reading ${file}`, (signal) => readOwnFile(file, maxBytes, signal, cut));
-  }
 }
 
 /**
@@ -196,6 +161,21 @@ export class RunFolder {
     await this.writes.write(fileName, content);
     this.written.add(fileName);
     return path.join(this.dir, fileName);
+  }
+
+  /** Writes `fileName` piece by piece: it appears, whole, once `finish` resolves. */
+  writer(fileName: string): Pick<FileWriter, 'write' | 'discard'> & { finish(): Promise<string> } {
+    checkName(fileName, FILE_NAME, 'file name');
+    const writer = this.disk.writer(path.join(this.dir, fileName));
+    return {
+      write: (text) => writer.write(text),
+      discard: () => writer.discard(),
+      finish: async () => {
+        await writer.finish();
+        this.written.add(fileName);
+        return path.join(this.dir, fileName);
+      },
+    };
   }
 
   /** Writes `fileName` whole only if it does not exist yet: true if this call made it (another process may race for it). */

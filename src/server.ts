@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { createLimiter, type Limiter } from './limiter.js';
+import type { Limiter } from './limiter.js';
 import type { FaceContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
@@ -11,10 +11,10 @@ import { processPrompt, runRequest } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { RunTaskStore } from './mcp/tasks.js';
 import { toolResult } from './present/result.js';
-import { RunStore } from './run-store.js';
 import type { RunHandle } from './run/handle.js';
 import type { ChatCompleter } from './run/orchestrate.js';
-import { Runs } from './run/runs.js';
+import { runsFromConfig } from './run/from-config.js';
+import type { Runs } from './run/runs.js';
 
 const SERVER_NAME = 'parallel-llm-server';
 
@@ -40,12 +40,7 @@ export interface ParallelLlmServer {
  */
 export function createServer(deps: ServerDeps): ParallelLlmServer {
   const { config, logger } = deps;
-  const runs = new Runs({
-    deps: { client: deps.client, limiter: deps.limiter ?? createLimiter(config.maxConcurrency), logger, synthesisMaxChars: config.synthesisMaxChars },
-    store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
-    upstream: config.baseUrl,
-    logger,
-  });
+  const runs = runsFromConfig(config, deps.client, logger, deps.limiter);
   let closed = false;
   const context: FaceContext = {
     runs,

@@ -1,7 +1,10 @@
 /** The synthesis prompt: the original's structure, bounded so it always fits the synthesizer. */
 export interface CandidateAnswer {
   model: string;
+  /** The answer, or its start when only that is kept in memory. */
   content: string;
+  /** The whole answer's length, when `content` is only its start. */
+  chars?: number;
   /** Where the full answer is saved, named in the trim marker. */
   file?: string;
 }
@@ -30,7 +33,7 @@ export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswe
     if (candidate.content.length <= cap) return candidate.content;
     // The marker's length depends on the numbers in it; measure it with the widest ones.
     const kept = Math.max(0, cap - trimMarker(candidate, 0).length);
-    trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.content.length });
+    trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.chars ?? candidate.content.length });
     return candidate.content.slice(0, kept) + trimMarker(candidate, kept);
   });
   return { text: frame(bodies), trims };
@@ -54,9 +57,9 @@ export function fairCaps(lengths: number[], available: number): number[] {
 }
 
 function trimMarker(candidate: CandidateAnswer, kept: number): string {
-  const omitted = candidate.content.length - kept;
+  const length = candidate.chars ?? candidate.content.length;
   const where = candidate.file ? `; the full answer is saved in ${candidate.file}` : '';
-  return `\n\n[... trimmed to fit the synthesis budget: ${omitted} of ${candidate.content.length} characters omitted${where}]`;
+  return `\n\n[... trimmed to fit the synthesis budget: ${length - kept} of ${length} characters omitted${where}]`;
 }
 
 function render(problem: string, candidates: CandidateAnswer[], bodies: string[]): string {

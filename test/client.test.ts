@@ -467,4 +467,25 @@ describe('limits on the monotonic clock', () => {
     fake.on('m/clock-jump', { fromRequest: jumpAhead }, { answer: 'after the jump' });
     await expect(client.complete(chat('m/clock-jump'))).resolves.toMatchObject({ content: 'after the jump', attempts: 2 });
   });
+
+  it('gives every piece of a long answer to a sink as it arrives, keeping only the start in the completion', async () => {
+    client = testClient(fake.url);
+    const answer = 'word '.repeat(2000);
+    fake.on('m/sink', { answer, chunks: 40 });
+    const pieces: string[] = [];
+    const completion = await client.complete(chat('m/sink'), { sink: { keepChars: 100, write: (piece) => pieces.push(piece) } });
+    expect(completion.content).toBe(answer.slice(0, 100));
+    expect(completion.chars).toBe(answer.length);
+    expect(pieces.join('')).toBe(answer);
+    expect(pieces.length).toBeGreaterThan(1);
+  });
+
+  it('redacts the key from what a sink receives, even split across chunks', async () => {
+    client = testClient(fake.url);
+    fake.on('m/sink-echo', { fromRequest: (request) => ({ answer: `You sent ${request.headers.authorization} to me.`, chunks: 7 }) });
+    const pieces: string[] = [];
+    const completion = await client.complete(chat('m/sink-echo'), { sink: { keepChars: 5, write: (piece) => pieces.push(piece) } });
+    expect(pieces.join('')).toBe('You sent Bearer [redacted] to me.');
+    expect(completion.content).not.toContain(VALID_KEY.slice(0, 5));
+  });
 });

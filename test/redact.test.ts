@@ -52,4 +52,27 @@ describe('Redactor', () => {
     const error = new UpstreamError({ kind: 'network', message: 'reset', cause, retryableHint: false });
     expect(redactor.error(error)).toMatchObject({ kind: 'network', retryable: false, cause });
   });
+
+  it('redacts text that arrives in pieces as it would redact it whole, wherever a piece splits the key', () => {
+    const text = `Your key is ${KEY}, and again (${KEY}) then some words; then ${KEY.slice(0, 15)}`;
+    for (let first = 0; first <= text.length; first++) {
+      for (const second of [first, Math.min(text.length, first + 7)]) {
+        const out: string[] = [];
+        const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+        for (const piece of [text.slice(0, first), text.slice(first, second), text.slice(second)]) stream.write(piece);
+        stream.end();
+        expect(out.join(''), `split at ${first}, ${second}`).toBe(redactor.secretIn(text));
+      }
+    }
+  });
+
+  it('passes a streamed text without secrets through unchanged, holding back at most the token it ends in', () => {
+    const out: string[] = [];
+    const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+    stream.write('Hello wor');
+    expect(out.join('')).toBe('Hello ');
+    stream.write('ld.\n');
+    stream.end();
+    expect(out.join('')).toBe('Hello world.\n');
+  });
 });

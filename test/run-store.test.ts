@@ -142,6 +142,22 @@ describe('RunStore: run folders, files and the index', () => {
     expect(JSON.parse((await folder.read('run.json', 1000))!)).toEqual({ step: 39 });
   });
 
+  it('writes a file piece by piece, visible only once whole; a discarded one leaves nothing', async () => {
+    const store = new RunStore(await tempDir());
+    const folder = await store.createRun();
+    const writer = folder.writer('answer.md');
+    for (const piece of ['one ', 'two ', 'three']) writer.write(piece);
+    expect(await readdir(folder.dir)).toEqual([]);
+    expect(await writer.finish()).toBe(path.join(folder.dir, 'answer.md'));
+    expect(await readFile(path.join(folder.dir, 'answer.md'), 'utf8')).toBe('one two three');
+    expect(await mode(path.join(folder.dir, 'answer.md'))).toBe(0o600);
+    const dropped = folder.writer('dropped.md');
+    dropped.write('half');
+    await dropped.discard();
+    expect(await readdir(folder.dir)).toEqual(['answer.md']);
+    expect(await readdir(path.join(store.rootDir, '.staging'))).toEqual([]);
+  });
+
   it('creates a file exclusively: exactly one of several racing callers makes it, with its whole content', async () => {
     const folder = await new RunStore(await tempDir()).createRun();
     const made = await Promise.all(['a', 'b', 'c', 'd'].map((who) => folder.createExclusive('synthesis.claim', who)));

@@ -258,6 +258,30 @@ describe('process_prompt through the MCP client', () => {
     expect(await readFile(path.join(data!.run_folder!, 'final.md'), 'utf8')).toBe(long);
   });
 
+  it('writes a long answer to its file as it arrives, holds only its start, and tells the synthesizer its whole length', async () => {
+    const limits = { PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '30000', PARALLEL_LLM_MAX_PROMPT_CHARS: '10000', PARALLEL_LLM_MAX_ANSWER_CHARS: '1000' };
+    harness = await startHarness(fake, { ...scriptModels('stream'), ...limits });
+    const long = 'é'.repeat(49_999) + 'END';
+    fake.on('stream/two', { answer: long, chunks: 37 });
+    const { data } = await call({ prompt: 'q' });
+    expect(data!.models[1]).toMatchObject({ status: 'answered', chars: long.length });
+    expect(await readFile(data!.models[1]!.file!, 'utf8')).toBe(long);
+    const synthesis = JSON.stringify(fake.requestsFor('stream/synth')[0]!.body);
+    expect(synthesis).toContain(`characters omitted; the full answer is saved in ${data!.models[1]!.file}`);
+    expect(synthesis).toMatch(/\d+ of 50,?002 characters omitted/);
+    expect(synthesis).not.toContain('END');
+  });
+
+  it('leaves no file of a candidate that failed mid-stream, and no temporary file behind', async () => {
+    harness = await startHarness(fake, scriptModels('midstream'));
+    fake.on('midstream/two', { sse: ['data: {"choices":[{"delta":{"content":"half an ans"}}]}', '', 'data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"delta":{"content":""},"finish_reason":"error"}]}', ''] });
+    const { data } = await call({ prompt: 'q' });
+    expect(data!.models[1]).toMatchObject({ status: 'failed', file: null });
+    await harness.app.runs.idle();
+    expect((await readdir(data!.run_folder!)).filter((name) => name.includes('midstream_two'))).toEqual([]);
+    expect(await readdir(path.join(harness.outputDir, '.staging'))).toEqual([]);
+  });
+
   it('still returns the answer, with a warning, when the output folder cannot be written', async () => {
     const blocker = path.join(await tempDir(), 'a-file');
     await writeFile(blocker, 'not a folder');

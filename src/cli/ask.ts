@@ -1,13 +1,11 @@
 import type { Config } from '../config.js';
-import { createLimiter } from '../limiter.js';
 import { createLogger } from '../logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { headline } from '../present/headline.js';
 import { shownTexts } from '../present/shown.js';
 import { answersText, footer } from '../present/text.js';
-import { RunStore } from '../run-store.js';
 import type { RunRecord } from '../run/record.js';
-import { Runs } from '../run/runs.js';
+import { runsFromConfig } from '../run/from-config.js';
 import { readAskPrompt } from './ask-input.js';
 import { createBoard } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
@@ -33,12 +31,7 @@ async function askPrompt(config: Config, prompt: string): Promise<number> {
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const client = OpenRouterClient.fromConfig(config, logger);
-  const runs = new Runs({
-    deps: { client, limiter: createLimiter(config.maxConcurrency), logger, synthesisMaxChars: config.synthesisMaxChars },
-    store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
-    upstream: config.baseUrl,
-    logger,
-  });
+  const runs = runsFromConfig(config, client, logger);
   const board = createBoard(config.models, config.synthesizerModels[0]!, process.stderr);
   try {
     const { handle } = await runs.start({ prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
-import { completionFrom, parseJson, readStream, readWholeBody, type DecodedCompletion } from './decode.js';
+import { completionFrom, parseJson, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
@@ -23,8 +23,10 @@ export interface ChatRequest {
 
 export interface CallOptions {
   signal?: AbortSignal;
-  /** Overrides the client's per-call limit (the synthesizer gets what is left of the budget). */
+  /** Overrides the client's per-call limit. */
   timeoutMs?: number;
+  /** Where the answer's text goes as it arrives, redacted; the completion then keeps only its start. */
+  sink?: ContentSink;
 }
 
 export interface Completion extends DecodedCompletion {
@@ -111,7 +113,7 @@ export class OpenRouterClient {
       const state = { contentStarted: false };
       try {
         log.debug({ attemptId, retryOf, attempt }, 'upstream request');
-        const completion = await this.attempt(chat, deadline, state, options.signal);
+        const completion = await this.attempt(chat, deadline, state, options);
         return { ...completion, attempts: attempt };
       } catch (caught) {
         const error = caught as UpstreamError;
@@ -139,9 +141,10 @@ export class OpenRouterClient {
     chat: ChatRequest,
     deadline: Deadline,
     state: { contentStarted: boolean },
-    signal: AbortSignal | undefined,
+    { signal, sink }: CallOptions,
   ): Promise<DecodedCompletion> {
     const { agent, request } = await this.pool();
+    const redacted = sink && this.redact.stream(sink);
     return this.withLimits(deadline, signal, async (abortSignal, heardFrom) => {
       const response = await request(`${this.baseUrl}/chat/completions`, {
         method: 'POST',
@@ -163,8 +166,9 @@ export class OpenRouterClient {
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.
       if (response.statusCode >= 300) throw await errorFromResponse(response);
       const contentType = String(response.headers['content-type'] ?? '');
-      const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state) : await readWholeBody(response.body);
+      const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state, redacted) : await readWholeBody(response.body, redacted);
       const completion = completionFrom(draft, chat.maxTokens);
+      redacted?.end();
       return { ...completion, content: this.redact.secretIn(completion.content), reasoning: this.redact.secretIn(completion.reasoning) };
     });
   }

@@ -6,9 +6,22 @@ import { completionBodySchema, textPartSchema, thinkingPartSchema, type Completi
 import { sseData } from './sse.js';
 import { convertUsage, type TokenUsage } from './usage.js';
 
+/**
+ * Where a long answer's text goes as it arrives, so that it never has to be held whole: the
+ * completion keeps only the first `keepChars` characters, and `write` gets every piece.
+ */
+export interface ContentSink {
+  keepChars: number;
+  write(piece: string): void;
+}
+
 /** The answer as it builds up, from one JSON body or many stream chunks. */
 export interface Draft {
+  /** The content, or its first `sink.keepChars` characters. */
   content: string;
+  /** The whole content's length. */
+  chars: number;
+  sink: ContentSink | undefined;
   reasoning: string;
   finishReason: string | undefined;
   usage: TokenUsage | undefined;
@@ -18,7 +31,10 @@ export interface Draft {
 
 /** A completion as the client returns it, before the client adds how many attempts it took. */
 export interface DecodedCompletion {
+  /** The answer, or with a sink its first `keepChars` characters. */
   content: string;
+  /** The whole answer's length. */
+  chars: number;
   /** The model's reasoning, kept for the record, never fed to synthesis. */
   reasoning: string;
   finishReason: string | undefined;
@@ -28,13 +44,18 @@ export interface DecodedCompletion {
   provider: string | undefined;
 }
 
-function emptyDraft(): Draft {
-  return { content: '', reasoning: '', finishReason: undefined, usage: undefined, error: undefined, provider: undefined };
+function emptyDraft(sink: ContentSink | undefined): Draft {
+  return { content: '', chars: 0, sink, reasoning: '', finishReason: undefined, usage: undefined, error: undefined, provider: undefined };
 }
 
 /** A streamed completion: the SSE events of the body, decoded as one UTF-8 text. */
-export async function readStream(body: Dispatcher.ResponseData['body'], heardFrom: () => void, state: { contentStarted: boolean }): Promise<Draft> {
-  const draft = emptyDraft();
+export async function readStream(
+  body: Dispatcher.ResponseData['body'],
+  heardFrom: () => void,
+  state: { contentStarted: boolean },
+  sink?: ContentSink,
+): Promise<Draft> {
+  const draft = emptyDraft(sink);
   let done = false;
   try {
     for await (const data of sseData(utf8Chunks(body, heardFrom))) {
@@ -65,8 +86,8 @@ export async function readStream(body: Dispatcher.ResponseData['body'], heardFro
 }
 
 /** A completion sent as one JSON body, by a server that does not stream. */
-export async function readWholeBody(body: Dispatcher.ResponseData['body']): Promise<Draft> {
-  const draft = emptyDraft();
+export async function readWholeBody(body: Dispatcher.ResponseData['body'], sink?: ContentSink): Promise<Draft> {
+  const draft = emptyDraft(sink);
   absorb(draft, parseBody(await readText(body)));
   return draft;
 }
@@ -95,7 +116,7 @@ function absorb(draft: Draft, body: CompletionBody): void {
   const part = choice?.delta ?? choice?.message;
   if (part) {
     const { text, thinking } = contentParts(part.content);
-    draft.content += text;
+    addContent(draft, text);
     // OpenRouter says `reasoning`; DeepSeek, Qwen and others `reasoning_content`; Mistral sends thinking parts.
     draft.reasoning += (part.reasoning ?? part.reasoning_content ?? '') + thinking;
   }
@@ -103,6 +124,15 @@ function absorb(draft: Draft, body: CompletionBody): void {
   draft.error = body.error ?? choice?.error ?? draft.error;
   draft.usage = convertUsage(body.usage) ?? draft.usage;
   draft.provider = body.provider ?? draft.provider;
+}
+
+/** Keeps what the draft may hold of `text` and gives all of it to the sink. */
+function addContent(draft: Draft, text: string): void {
+  if (text === '') return;
+  draft.chars += text.length;
+  const room = (draft.sink?.keepChars ?? Infinity) - draft.content.length;
+  if (room > 0) draft.content += room >= text.length ? text : text.slice(0, room);
+  draft.sink?.write(text);
 }
 
 /**
@@ -137,9 +167,11 @@ export function completionFrom(draft: Draft, maxTokens: number): DecodedCompleti
   if (draft.finishReason === 'error') {
     throw new UpstreamError({ kind: 'provider', message: `the provider${draft.provider ? ` (${draft.provider})` : ''} stopped with finish_reason "error"` });
   }
-  if (draft.content.trim() === '') throw noContentError(draft, maxTokens);
+  // All blank only if what was not kept is nothing: the kept part is thousands of characters.
+  if (!/\S/.test(draft.content) && draft.chars === draft.content.length) throw noContentError(draft, maxTokens);
   return {
     content: draft.content,
+    chars: draft.chars,
     reasoning: draft.reasoning,
     finishReason: draft.finishReason,
     truncated: draft.finishReason === 'length',

@@ -1,9 +1,13 @@
 import { UpstreamError } from '../errors.js';
+import type { ContentSink } from './decode.js';
 
 const REDACTED = '[redacted]';
 
 /** A character of a token: anything but a space or what closes a quote, a field or a bracket around it. */
 const TOKEN_CHAR = "[^\\s\"'`,;)}\\]]";
+
+/** What ends a token: a key is never split by one. */
+const TOKEN_END = /[\s"'`,;)}\]]/;
 
 /** `Bearer <token>`, as an upstream that echoes our Authorization header would write it (once redacted, left alone). */
 const BEARER = new RegExp(`\\bBearer\\s+(?!\\[redacted\\])${TOKEN_CHAR}+`, 'gi');
@@ -37,6 +41,40 @@ export class Redactor {
     return text.replaceAll(this.secret, REDACTED).replace(this.secretPattern, REDACTED);
   }
 
+  /**
+   * A sink that gets text redacted as `secretIn` would, though it comes in pieces and a key may
+   * be split between two: a key (or the start of one) that may go on in the next piece is held
+   * back until its token ends, or the text does (`end`). Everything else goes on at once.
+   */
+  stream(target: ContentSink): ContentSink & { end(): void } {
+    let held = '';
+    const release = (upTo: number) => {
+      if (upTo > 0) target.write(this.secretIn(held.slice(0, upTo)));
+      held = held.slice(upTo);
+    };
+    return {
+      keepChars: target.keepChars,
+      write: (piece) => {
+        // Only the new piece need be searched for a token's end: what was held has none.
+        const inPiece = lastTokenEnd(piece);
+        const lastToken = inPiece === -1 ? 0 : held.length + inPiece + 1;
+        held += piece;
+        release(this.safeEnd(held, lastToken));
+      },
+      end: () => release(held.length),
+    };
+  }
+
+  /**
+   * How much of `text` no later piece can change: all of it but a key that runs to its end, or
+   * the last characters, which may be the start of one. `lastToken` is where its last token starts.
+   */
+  private safeEnd(text: string, lastToken: number): number {
+    if (!this.secretPattern) return text.length;
+    const key = text.indexOf(this.secret.slice(0, KEY_PREFIX_LENGTH), lastToken);
+    return key !== -1 ? key : Math.max(lastToken, text.length - (KEY_PREFIX_LENGTH - 1));
+  }
+
   /** The key's value and any `Bearer …` token: for error messages and metadata, where no token belongs. */
   upstreamText(text: string): string {
     return this.secretIn(text.replace(BEARER, `Bearer ${REDACTED}`));
@@ -64,4 +102,10 @@ export class Redactor {
     if (typeof value !== 'object' || value === null) return value;
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.upstreamText(key), this.deep(item)]));
   }
+}
+
+/** Where the last token of `text` ends: the index of its last token-ending character, or -1. */
+function lastTokenEnd(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) if (TOKEN_END.test(text[i]!)) return i;
+  return -1;
 }

@@ -49,7 +49,8 @@ class PartialLine {
   /** The whole line, ending with `end`, without its line ending. */
   finish(end: string): string {
     this.add(end);
-    const line = this.pieces.join('');
+    // Most lines come whole in one read: no copy then.
+    const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('');
     this.pieces = [];
     this.length = 0;
     return line.endsWith('\r') ? line.slice(0, -1) : line;
@@ -64,7 +65,7 @@ class EventData {
   /** Reads one line; at a blank line, returns the event's data if it had any. */
   take(line: string): string | undefined {
     if (line === '') {
-      const data = this.lines.length > 0 ? this.lines.join('\n') : undefined;
+      const data = this.lines.length > 1 ? this.lines.join('\n') : this.lines[0];
       this.lines = [];
       this.length = 0;
       return data;

@@ -2,6 +2,12 @@ import type { Logger } from 'pino';
 import { fileSafe, type RunFolder } from '../run-store.js';
 import type { RunRecord } from './record.js';
 
+export interface AnswerWriter {
+  write(piece: string): void;
+  finish(): Promise<string | undefined>;
+  discard(): Promise<void>;
+}
+
 /**
  * A run's files: answers as they arrive, final.md, and the journal (run.json). The folder is
  * made while the models are asked, since nothing needs it before the first answer. A file that
@@ -31,11 +37,36 @@ export class RunFiles {
       await folder.write(name, text);
       return name;
     } catch (error) {
-      const message = `could not save ${name}: ${(error as Error).message}`;
-      this.warn(message);
-      this.log.error({ err: error }, message);
-      return undefined;
+      return this.failed(name, error);
     }
+  }
+
+  private failed(name: string, error: unknown): undefined {
+    const message = `could not save ${name}: ${(error as Error).message}`;
+    this.warn(message);
+    this.log.error({ err: error }, message);
+    return undefined;
+  }
+
+  /**
+   * A file written as its text arrives (an answer too long to hold whole): `finish` resolves
+   * to its name once it is whole on disk, or to undefined, with a warning, when it could not be.
+   */
+  writer(name: string): AnswerWriter {
+    const opened = this.folder.then((folder) => folder?.writer(name)).catch((error: unknown) => this.failed(name, error));
+    return {
+      write: (piece) => void opened.then((writer) => writer?.write(piece)),
+      finish: async () => {
+        const writer = await opened;
+        return writer?.finish().then(
+          () => name,
+          (error: unknown) => this.failed(name, error),
+        );
+      },
+      discard: async () => {
+        await (await opened)?.discard();
+      },
+    };
   }
 
   /** Rewrites run.json; each rewrite replaces the last whole, so a crash leaves the latest step that completed. */

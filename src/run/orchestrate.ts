@@ -20,6 +20,8 @@ export interface RunDeps {
   limiter: Limiter;
   logger: Logger;
   synthesisMaxChars: number;
+  /** How much of each answer is held in memory; the rest is only in its file. */
+  keepChars: number;
 }
 
 /**
@@ -49,7 +51,9 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
     const { error } = settled.result;
     run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
   };
-  const calls = fanOut(models, (model, signal) => deps.client.complete(chatFor(run.request, model), { signal }), {
+  const ask = (model: string, signal: AbortSignal | undefined, i: number) =>
+    deps.client.complete(chatFor(run.request, model), { signal, sink: run.answerSink(waiting[i]!, deps.keepChars) });
+  const calls = fanOut(models, ask, {
     limiter: deps.limiter,
     signal: run.signal,
     onSettled,

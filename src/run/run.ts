@@ -3,9 +3,11 @@ import path from 'node:path';
 import { monotonicNow } from '../clock.js';
 import type { Completion, TokenUsage } from '../openrouter/client.js';
 import { ChangeSignal } from './change-signal.js';
-import { candidateFile, type RunFiles } from './files.js';
+import type { ContentSink } from '../openrouter/decode.js';
+import { candidateFile, type AnswerWriter, type RunFiles } from './files.js';
 import { freshRecord, resumedRecord } from './new-record.js';
 import type { ModelError, Owner, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
+import type { CandidateAnswer } from '../synthesis.js';
 import type { RunRequest } from './request.js';
 import { sumUsage } from './usage.js';
 
@@ -44,6 +46,8 @@ export class Run {
   private readonly answers: Map<number, string>;
   /** Reasoning of candidates that answered nothing else, by 0-based index. */
   private readonly reasonings = new Map<number, string>();
+  /** The answer files being written as the candidates' texts arrive, by 0-based index. */
+  private readonly writers = new Map<number, AnswerWriter>();
   private answer: string | undefined;
   private readonly files: RunFiles | undefined;
   private readonly stopper = new AbortController();
@@ -113,11 +117,11 @@ export class Run {
    * What the synthesizer is given: every answer, and the reasoning of a model that gave
    * reasoning but no answer (labelled so), since that is all it said.
    */
-  synthesisInputs(): { answered: number; inputs: Array<{ model: string; content: string; file?: string }> } {
+  synthesisInputs(): { answered: number; inputs: CandidateAnswer[] } {
     const inputs = this.record.candidates.flatMap((candidate) => {
       const index = candidate.index - 1;
       const answer = this.answers.get(index);
-      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, file: this.path(candidate.file) }];
+      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, chars: candidate.chars, file: this.path(candidate.file) }];
       const reasoning = this.reasonings.get(index);
       if (candidate.status !== 'failed' || reasoning === undefined) return [];
       candidate.reasoning_to_synthesis = true;
@@ -126,7 +130,19 @@ export class Run {
     return { answered: this.answers.size, inputs };
   }
 
-  /** A candidate answered: its answer is kept for synthesis and saved, then the journal notes the file. */
+  /**
+   * Where a candidate's text goes as it arrives: its answer file, so that only the first
+   * `keepChars` characters are held in memory. None when runs are not saved: then the
+   * whole answer stays in memory, the only place it is.
+   */
+  answerSink(index: number, keepChars: number): ContentSink | undefined {
+    const writer = this.files?.writer(candidateFile(this.record.candidates[index]!));
+    if (!writer) return undefined;
+    this.writers.set(index, writer);
+    return { keepChars, write: (piece) => writer.write(piece) };
+  }
+
+  /** A candidate answered: its answer (or its start) is kept for synthesis, and the journal notes its file once whole. */
   answered(index: number, completion: Completion, ms: number): void {
     const candidate = this.record.candidates[index]!;
     this.answers.set(index, completion.content);
@@ -136,14 +152,17 @@ export class Run {
       status: 'answered',
       ms,
       attempts: completion.attempts,
-      chars: completion.content.length,
+      chars: completion.chars,
       ...(completion.truncated ? { truncated: true } : {}),
       ...(completion.usage ? { usage: completion.usage } : {}),
     };
-    this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.md'), completion.content, (file) => {
+    const noteFile = (file: string) => {
       const current = this.record.candidates[index];
       if (current?.status === 'answered') current.file = file;
-    });
+    };
+    const writer = this.writers.get(index);
+    if (writer) this.candidateSaves.push(writer.finish().then((file) => this.noted(file, noteFile)));
+    else this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.md'), completion.content, noteFile);
     this.saveReasoning(index, completion.reasoning);
     // The journal follows once the answer's file is on disk, naming it.
     this.step(false);
@@ -154,6 +173,7 @@ export class Run {
     const candidate = this.record.candidates[index]!;
     this.record.candidates[index] = { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
     if (reasoning) this.reasonings.set(index, reasoning);
+    void this.writers.get(index)?.discard();
     this.saveReasoning(index, reasoning);
     this.step(true);
   }
@@ -217,11 +237,14 @@ export class Run {
 
   /** Writes a file, then notes its name and rewrites the journal, so the journal never names a file that is not there. */
   private saveThenNote(saves: Array<Promise<void>>, name: string, text: string, note: (file: string) => void): void {
-    const saving = this.files?.save(name, text).then((file) => {
-      if (file) note(file);
-      void this.saveRecord();
-    });
+    const saving = this.files?.save(name, text).then((file) => this.noted(file, note));
     if (saving) saves.push(saving);
+  }
+
+  /** A file is on disk (or failed, and is undefined): the journal notes it. */
+  private noted(file: string | undefined, note: (file: string) => void): void {
+    if (file) note(file);
+    void this.saveRecord();
   }
 
   private saveReasoning(index: number, reasoning: string | undefined): void {

@@ -14,8 +14,6 @@ import { StoredRun } from './stored.js';
 export const REUSE_MS = 10 * 60 * 1000;
 /** An interrupted run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
-/** The longest answer a resumed run reads back from disk for its synthesis. */
-const MAX_RESUMED_ANSWER_CHARS = 16 * 1024 * 1024;
 
 export interface RunsOptions {
   deps: RunDeps;
@@ -125,7 +123,7 @@ export class Runs {
   private async resume(stored: StoredRun, record: Readonly<RunRecord>): Promise<{ handle: RunHandle; joined: Joined }> {
     const claimed = await stored.folder.createExclusive(`resume-${record.resumes + 1}.claim`, `${JSON.stringify(this.owner)}\n`).catch(() => false);
     if (!claimed) return { handle: stored, joined: 'attached' };
-    const view = await stored.view(MAX_RESUMED_ANSWER_CHARS);
+    const view = await stored.view(this.options.deps.keepChars);
     const request = requestOf(view.record);
     const run = this.newRun(request, record.request_key, {
       id: record.run_id,
