@@ -139,6 +139,14 @@ describe('the same request again', () => {
     expect(requests('again/one')).toBe(2);
   });
 
+  it('asks once when the same request arrives twice at the same moment', async () => {
+    const harness = await start({ ...slowThird('twice', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
+    const [a, b] = await Promise.all([processPrompt(harness, { prompt: 'at once' }), processPrompt(harness, { prompt: 'at once' })]);
+    expect(a.data!.run_id).toBe(b.data!.run_id);
+    expect([a.data!.joined, b.data!.joined].sort()).toEqual(['attached', 'new']);
+    expect(['twice/one', 'twice/synth'].map(requests)).toEqual([1, 1]);
+  });
+
   it('is another request when anything that shapes the answers differs', async () => {
     const harness = await start({ ...slowThird('differs', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
     const base = await processPrompt(harness, { prompt: 'q' });

@@ -38,6 +38,8 @@ export class Runs {
   readonly owner: Owner;
   private readonly live = new Map<string, Run>();
   private readonly latestByKey = new Map<string, string>();
+  /** Requests being looked up or started right now, by key. */
+  private readonly starting = new Map<string, Promise<{ handle: RunHandle; joined: Joined }>>();
   private readonly reuseMs: number;
   private readonly startListeners = new Set<() => void>();
 
@@ -48,11 +50,17 @@ export class Runs {
 
   async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
     const key = requestKey(request, this.options.upstream);
-    if (!fresh) {
-      const existing = await this.existing(key);
-      if (existing) return existing;
+    if (fresh) return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
+    // The same request twice at the same moment: the second waits for the first's lookup, and joins its run.
+    const starting = this.starting.get(key);
+    if (starting) return { handle: (await starting).handle, joined: 'attached' };
+    const started = this.existing(key).then((existing) => existing ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
+    this.starting.set(key, started);
+    try {
+      return await started;
+    } finally {
+      this.starting.delete(key);
     }
-    return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
   }
 
   /** A run by id: undefined for an id that is not one of ours, or a run that is not there. */
