@@ -69,13 +69,14 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER, whyMax = '') =>
   );
 
 /** Node's timers hold at most 2^31-1 ms (about 24.8 days); a larger value would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 const duration = () => integer(1, MAX_TIMER_MS);
 /**
  * The MCP SDK's stdio transport refuses lines over 10 MiB, and JSON can take up to six bytes
- * for one character (\u0001): the answers of one result stay well below that.
+ * for one character (\u0001); a result may carry its answers twice (text and structured): so
+ * 2 × 750,000 × 6 bytes, 9 MB, stays below it.
  */
-const MAX_ANSWER_CHARS = 1_500_000;
+const MAX_ANSWER_CHARS = 750_000;
 /** Room the synthesis prompt needs beyond the problem itself, for the frame and the answers. */
 const SYNTHESIS_ROOM_CHARS = 20_000;
 const DEFAULT_MAX_PROMPT_CHARS = 500_000;

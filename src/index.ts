@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
 import { HELP } from './cli/help.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { OpenRouterClient } from './openrouter/client.js';
 import { createServer } from './server.js';
@@ -47,7 +47,7 @@ async function serve(config: Config): Promise<void> {
       // get_run from another process. Each upstream call has its limit; this is a backstop.
       clientGone: async () => {
         await server.close();
-        await Promise.race([runs.idle(), sleep(3 * config.timeoutMs + 60_000, undefined, { ref: false })]);
+        await Promise.race([runs.idle(), sleep(Math.min(3 * config.timeoutMs + 60_000, MAX_TIMER_MS), undefined, { ref: false })]);
         await client.close();
       },
       // The process must go now: the runs are journaled as interrupted, to be resumed later.

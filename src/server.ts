@@ -7,10 +7,10 @@ import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
 import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_INSTRUCTIONS, getRunShape, processPromptShape } from './mcp/input-schema.js';
 import { outputShape } from './mcp/output-schema.js';
-import { processPrompt, runRequest } from './mcp/process-prompt.js';
+import { createProcessPromptTask } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { RunTaskStore } from './mcp/tasks.js';
-import { toolResult } from './present/result.js';
+import { toolResult, type Layout } from './present/result.js';
 import type { RunHandle } from './run/handle.js';
 import type { ChatCompleter } from './run/orchestrate.js';
 import { runsFromConfig } from './run/from-config.js';
@@ -50,8 +50,8 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
     client: () => forClient(server.server.getClientVersion()?.name, config.budgetMs),
     connectionClosed: () => closed,
   };
-  const finalResult = async (handle: RunHandle) =>
-    toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout: context.client().layout });
+  const resultOf = async (handle: RunHandle, layout: Layout) => toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
+  const finalResult = (handle: RunHandle) => resultOf(handle, context.client().layout);
   const tasks = new RunTaskStore(runs, finalResult);
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
@@ -78,16 +78,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
       execution: { taskSupport: 'optional' },
     },
     {
-      createTask: async (args, extra) => {
-        const { handle, joined } = await runs.start(runRequest(args, config), { fresh: args.fresh });
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { handle } });
-        if (!tasks.isPlain(task.taskId)) {
-          logger.info({ request: extra.requestId, run: handle.id, joined }, 'process_prompt as a task');
-          return { task };
-        }
-        await tasks.storeTaskResult(task.taskId, 'completed', await processPrompt(context, handle, joined, extra));
-        return { task: (await tasks.getTask(task.taskId))! };
-      },
+      createTask: (args, extra) => createProcessPromptTask(context, tasks, args, extra),
       getTask: async (_args, extra) => (await tasks.getTask(extra.taskId))!,
       getTaskResult: async (_args, extra) => (await tasks.getTaskResult(extra.taskId)) as Awaited<ReturnType<typeof finalResult>>,
     },
@@ -105,6 +96,7 @@ export function createServer(deps: ServerDeps): ParallelLlmServer {
     (args, extra) => getRun(context, args, extra),
   );
 
-  registerRunResources(server, runs, async (handle) => (await finalResult(handle)).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'));
+  // A resource is read as text alone: the answers go into it, whatever side the client's model reads.
+  registerRunResources(server, runs, async (handle) => (await resultOf(handle, 'content')).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'));
   return { server, runs };
 }

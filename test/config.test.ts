@@ -302,3 +302,12 @@ describe('loadConfig: the prompt limit fits the stdio transport (issue 10, item 
     expect(parsed.params.arguments.prompt.length).toBe(MAX_PROMPT_CHARS_CEILING);
   });
 });
+
+describe('the answer cap', () => {
+  it('carries 100000 characters of answers in a result by default, and at most 750000, so a result carrying them twice fits a 10 MiB line', () => {
+    expect(loadConfig(withKey()).maxAnswerChars).toBe(100_000);
+    expect(loadConfig(withKey({ PARALLEL_LLM_MAX_ANSWER_CHARS: '750000' })).maxAnswerChars).toBe(750_000);
+    expect(configError(withKey({ PARALLEL_LLM_MAX_ANSWER_CHARS: '750001' })).message).toBe('PARALLEL_LLM_MAX_ANSWER_CHARS must be at most 750000 (got "750001")');
+  });
+});
+

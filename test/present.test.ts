@@ -68,7 +68,7 @@ describe('the first line', () => {
     [
       'cancelled before any answer',
       record({ status: 'cancelled', candidates: [failed(1, 'a/one', { kind: 'cancelled', message: 'cancelled' })], synthesis: { status: 'skipped', attempts: [] } }),
-      'Cancelled: every upstream request was stopped; 0 of 1 answer had arrived.',
+      'Cancelled: every upstream request was stopped before any model answered.',
     ],
   ])('says what a %s run holds and what is missing, in one line', (_name, run, line) => {
     expect(headline(run)).toBe(line);

@@ -46,8 +46,8 @@ describe('ProgressTracker', () => {
     synthesize();
     expect(sent.map((u) => u.progress)).toEqual([0, 1, 2, 3, 4]);
     expect(sent.every((u) => u.total === 5)).toBe(true);
-    expect(sent[0]!.message).toBe('0/3 models finished; waiting for ~openai/gpt-latest, ~x-ai/grok-latest, ~z-ai/glm-latest');
-    expect(sent[1]!.message).toBe('1/3 models finished; waiting for ~openai/gpt-latest, ~z-ai/glm-latest: ~x-ai/grok-latest answered in 6.0 s');
+    expect(sent[0]!.message).toBe('0 of 3 models finished; waiting for ~openai/gpt-latest, ~x-ai/grok-latest, ~z-ai/glm-latest');
+    expect(sent[1]!.message).toBe('1 of 3 models finished; waiting for ~openai/gpt-latest, ~z-ai/glm-latest: ~x-ai/grok-latest answered in 6.0 s');
     expect(sent[2]!.message).toContain('~z-ai/glm-latest failed (HTTP 502: Provider returned error)');
     expect(sent[4]!.message).toBe(`synthesizing 2 answers with ${SYNTHESIZER}`);
   });
@@ -62,7 +62,7 @@ describe('ProgressTracker', () => {
     expect(sent.filter((u) => u.progress < 1).length).toBeGreaterThan(1000);
     expect(sent.find((u) => u.message.includes('answered in'))!.progress).toBe(1);
     expect(sent.at(-1)!.progress).toBeLessThan(2);
-    expect(sent.at(-1)!.message).toMatch(/^1\/3 models finished; waiting for .* \(500\.0 s since the last step\)$/);
+    expect(sent.at(-1)!.message).toMatch(/^1 of 3 models finished; waiting for .* \(500\.0 s since the last step\)$/);
   });
 
   it('starts from where a run stands when it joins one midway', () => {

@@ -75,4 +75,18 @@ describe('Redactor', () => {
     stream.end();
     expect(out.join('')).toBe('Hello world.\n');
   });
+
+  it('redacts a key that holds characters that end tokens, wherever a piece splits it', () => {
+    const odd = new Redactor('abc,def;ghijklmnop');
+    const text = 'before abc,def;ghijklmnop after, and abc,def;ghijklmnop.';
+    for (let split = 0; split <= text.length; split++) {
+      const out: string[] = [];
+      const stream = odd.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+      stream.write(text.slice(0, split));
+      stream.write(text.slice(split));
+      stream.end();
+      expect(out.join(''), `split at ${split}`).toBe(odd.secretIn(text));
+      expect(out.join('')).not.toContain('ghijklmnop');
+    }
+  });
 });

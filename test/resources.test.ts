@@ -35,6 +35,13 @@ describe('runs as resources', () => {
     expect(changed).toBeGreaterThanOrEqual(2);
   });
 
+  it('reads a run with its answer in the text even for a client whose model reads only structured results', async () => {
+    harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'res/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'res/synth' }, { clientName: 'claude-code' });
+    const { data } = await callTool(harness, 'process_prompt', { prompt: 'For Claude Code' });
+    const { contents } = await harness.client.readResource({ uri: `parallel-llm://runs/${data!.run_id}` });
+    expect((contents[0] as { text: string }).text).toContain('the merged answer');
+  });
+
   it('refuses to read a run that does not exist', async () => {
     harness = await startHarness(fake);
     await expect(harness.client.readResource({ uri: 'parallel-llm://runs/2020-01-01T00-00-00.000Z_00000000' })).rejects.toThrow(/No run/);

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
@@ -99,7 +100,7 @@ describe('a call whose budget runs out', () => {
     const harness = await start({ ...slowThird('progress', 700), PARALLEL_LLM_BUDGET_MS: '5000' }, { heartbeatMs: 100 });
     // The client's own limit ends the first call; get_run then waits for the rest.
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 100 })).rejects.toThrow(/timed out/);
-    const runId = (await harness.app.runs.recent(1))[0]!.run_id;
+    const runId = (await harness.app.runs.recent(1))[0]!.id;
     const updates: Array<{ progress: number; total?: number; message?: string; at: number }> = [];
     let done = false;
     let afterResult = 0;
@@ -171,7 +172,7 @@ describe('cancellation', () => {
     const harness = await start({ ...slowThird('timeout', 900), PARALLEL_LLM_BUDGET_MS: '20000' });
     const abortedBefore = fake.aborted;
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 300 })).rejects.toThrow(/timed out/);
-    const [runId] = (await harness.app.runs.recent(1)).map((record) => record.run_id);
+    const [runId] = (await harness.app.runs.recent(1)).map((run) => run.id);
     const results = await collect(harness, runId!);
     expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for timeout' });
     expect(fake.aborted).toBe(abortedBefore);
@@ -183,17 +184,27 @@ describe('cancellation', () => {
     const abortedBefore = fake.aborted;
     const controller = new AbortController();
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.candidates.filter((c) => c.status === 'answered').length === 2);
+    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.candidates.filter((c) => c.status === 'answered').length === 2);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(() => fake.aborted === abortedBefore + 1);
-    const [record] = await harness.app.runs.recent(1);
+    const record = (await harness.app.runs.recent(1))[0]!.record;
     await waitFor(async () => (await harness.app.runs.find(record!.run_id))!.current().then((r) => r.status === 'cancelled'));
     const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
     expect(result.isError).toBe(true);
     expect(data!.status).toBe('cancelled');
-    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; 2 of 3 answers had arrived and follow.');
+    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived.');
     expect(requests('stop/synth')).toBe(0);
+  });
+
+  it('stops a run whose call was cancelled before the run had even started', async () => {
+    const harness = await start({ ...slowThird('early', 1500), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.status === 'cancelled');
+    expect(requests('early/synth')).toBe(0);
   });
 
   it('lets a run finish after its client disconnects, and another server sharing the folder reads it', async () => {
@@ -203,7 +214,7 @@ describe('cancellation', () => {
     await waitFor(() => requests('gone/three') === 1);
     await first.client.close();
     await pending.catch(() => undefined);
-    const [record] = await first.app.runs.recent(1);
+    const record = (await first.app.runs.recent(1))[0]!.record;
     await first.app.runs.idle();
     const second = await start({ ...slowThird('gone', 500) }, { outputDir });
     const { data } = await getRun(second, { run_id: record!.run_id });
@@ -282,6 +293,49 @@ describe('an interrupted run', () => {
     const journalNow = async () => JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
     await waitFor(async () => (await journalNow()).status === 'complete');
     expect(await journalNow()).toMatchObject({ resumes: 1 });
+  });
+
+  it('is resumed even when a process that claimed it died before resuming it', async () => {
+    const outputDir = await tempDir();
+    const env = { ...slowThird('claimed', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    await first.app.runs.interruptAll();
+    const dead = { owner: { pid: 2 ** 22 + 3, host: os.hostname(), instance: 'dead' }, at: new Date().toISOString() };
+    await writeFile(path.join(data!.run_folder!, 'resume-1-1.claim'), JSON.stringify(dead));
+    fake.on('claimed/three', { answer: 'three', delayMs: 10 });
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { data: resumed } = await processPrompt(second, { prompt: 'q' });
+    expect(resumed).toMatchObject({ joined: 'resumed', status: 'complete' });
+  });
+
+  it('asks again, on resume, a model whose saved answer cannot be read back', async () => {
+    const outputDir = await tempDir();
+    const env = { ...slowThird('unreadable', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    await first.app.runs.interruptAll();
+    await rm(path.join(data!.run_folder!, 'candidate-1_unreadable_one.md'));
+    fake.on('unreadable/three', { answer: 'three', delayMs: 10 });
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { text, data: resumed } = await processPrompt(second, { prompt: 'q' });
+    expect(resumed).toMatchObject({ joined: 'resumed', status: 'complete' });
+    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by unreadable/synth.');
+    expect(['unreadable/one', 'unreadable/two', 'unreadable/three'].map(requests)).toEqual([2, 1, 2]);
+  });
+
+  it('reads as interrupted when its journal has not moved for an hour, though a process has its pid', async () => {
+    const outputDir = await tempDir();
+    const env = { ...slowThird('stale', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    await first.app.runs.interruptAll();
+    const journalFile = path.join(data!.run_folder!, 'run.json');
+    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
+    Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: process.ppid, instance: 'reused' }, updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString() });
+    await writeFile(journalFile, JSON.stringify(journal));
+    const second = await start(env, { outputDir });
+    expect((await getRun(second, { run_id: data!.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
   });
 
   it('reads as interrupted once its process is gone, counting an answer saved after the last journal entry', async () => {

@@ -166,7 +166,7 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.status).toBe('candidates_only');
     expect(data!.answer).toBeNull();
     expect(text.split('\n')[0]).toBe(
-      '3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The candidates\' answers follow.',
+      '3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The result holds the candidates\' answers instead.',
     );
     for (let i = 1; i <= 3; i++) {
       expect(text).toContain(`answer ${i} from synth-fails/`);
@@ -349,13 +349,13 @@ describe('process_prompt through the MCP client', () => {
     expect((await readdir(harness.outputDir)).filter((name) => !name.startsWith('.'))).toHaveLength(8);
   });
 
-  it('never puts the API key in a result or a file, even when an upstream echoes it back', async () => {
+  it('never puts the API key in a result or a file, even when an upstream echoes it back or the prompt holds it', async () => {
     harness = await startHarness(fake, scriptModels('secret'));
     fake.on('secret/two', { fromRequest: (request) => ({ status: 400, error: { code: 400, message: `Invalid header: authorization=${request.headers.authorization}` } }) });
     fake.on('secret/three', { fromRequest: (request) => ({ answer: `You sent ${request.headers.authorization}` }) });
-    const { result, data } = await call({ prompt: 'q' });
+    const { result, data } = await call({ prompt: `Is ${VALID_KEY} a valid key?` });
     expect(JSON.stringify(result)).not.toContain(VALID_KEY);
-    await waitFor(async () => (await runRecord(data!.run_folder!)).status !== 'running');
+    await harness.app.runs.idle();
     for (const file of await readdir(data!.run_folder!)) {
       expect(await readFile(path.join(data!.run_folder!, file), 'utf8')).not.toContain(VALID_KEY);
     }

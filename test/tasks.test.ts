@@ -72,6 +72,8 @@ describe('process_prompt as a task', () => {
     expect(cancelled.status).toBe('cancelled');
     await waitFor(() => fake.aborted === abortedBefore + 1);
     await finished.catch(() => undefined);
+    const result = (await harness.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+    expect((result.structuredContent as StructuredResult).status).toBe('cancelled');
     const { data } = await callTool(harness, 'get_run', { run_id: taskId });
     expect(data!.status).toBe('cancelled');
     expect(fake.requestsFor('cancel-task/synth')).toHaveLength(0);
@@ -94,5 +96,14 @@ describe('process_prompt as a task', () => {
     expect(task).toMatchObject({ taskId: data!.run_id, status: 'completed' });
     const result = (await second.client.experimental.tasks.getTaskResult(data!.run_id, CallToolResultSchema)) as CallToolResult;
     expect((result.structuredContent as StructuredResult).answer).toBe('synthesis for by-id');
+  });
+
+  it('refuses to cancel, as a task, a run that another server process runs', async () => {
+    const outputDir = await tempDir();
+    const owner = await start('foreign', 3000, { outputDir });
+    const { data } = await callTool(owner, 'process_prompt', { prompt: 'q' });
+    const other = await start('foreign', 3000, { outputDir });
+    await expect(other.client.experimental.tasks.cancelTask(data!.run_id)).rejects.toThrow(/another server process/);
+    await expect((await owner.app.runs.find(data!.run_id))!.current()).resolves.toMatchObject({ status: 'running' });
   });
 });

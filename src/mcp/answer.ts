@@ -42,22 +42,33 @@ export async function answerWhenReady(
   const choice = context.client();
   const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs)));
   const progress = progressFor(extra);
-  const onAbort = () =>
-    // The SDK aborts every handler before it reports the connection closed: look once it has.
-    setImmediate(() => {
-      if (context.connectionClosed() || isClientTimeout(extra.signal.reason)) return;
-      context.logger.info({ run: handle.id, reason: String(extra.signal.reason) }, 'the client cancelled: stopping the run');
-      handle.cancel('the client cancelled the call');
-    });
-  extra.signal.addEventListener('abort', onAbort, { once: true });
+  const detach = stopOnUserCancel(context, handle, extra);
   try {
     await waitForRun(handle, { deadline, signal: extra.signal, progress, heartbeatMs: context.heartbeatMs });
     const view = await handle.view(context.config.maxAnswerChars);
     return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: choice.layout, joined: call.joined, budgetMs: call.budgetMs });
   } finally {
     progress?.close();
-    extra.signal.removeEventListener('abort', onAbort);
+    detach();
   }
+}
+
+/**
+ * A user's stop of the call stops its run, even one that came while the run was being
+ * started; the client's own timeout or its going away does not. Returns how to stop listening.
+ */
+export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra: Extra): () => void {
+  const onAbort = () =>
+    // The SDK aborts every handler before it reports the connection closed: look once it has.
+    setImmediate(() => {
+      if (context.connectionClosed() || isClientTimeout(extra.signal.reason)) return;
+      const stopped = handle.cancel('the client cancelled the call');
+      const why = stopped ? 'the client cancelled: stopping the run' : 'the client cancelled, but another process runs this run: it goes on';
+      context.logger.info({ run: handle.id, reason: String(extra.signal.reason) }, why);
+    });
+  if (extra.signal.aborted) onAbort();
+  else extra.signal.addEventListener('abort', onAbort, { once: true });
+  return () => extra.signal.removeEventListener('abort', onAbort);
 }
 
 function progressFor(extra: Extra): ProgressTracker | undefined {

@@ -69,7 +69,7 @@ function phase(record: Readonly<RunRecord>): string {
   if (synthesis.status === 'running') return `synthesizing ${count(candidates.filter((c) => c.status === 'answered').length, 'answer')} with ${synthesis.model}`;
   if (synthesis.status !== 'waiting') return 'finishing';
   const waiting = candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model);
-  return `${finished}/${candidates.length} models finished${waiting.length ? `; waiting for ${waiting.join(', ')}` : ''}`;
+  return `${finished} of ${count(candidates.length, 'model')} finished${waiting.length ? `; waiting for ${waiting.join(', ')}` : ''}`;
 }
 
 function outcome(candidate: CandidateRecord): string {

@@ -29,12 +29,14 @@ export function registerRunResources(server: McpServer, runs: Runs, text: (handl
   runs.onStart(() => server.sendResourceListChanged());
 }
 
-function listing(record: Readonly<RunRecord>) {
+function listing({ id, record }: { id: string; record: Readonly<RunRecord> | undefined }) {
+  const uri = `parallel-llm://runs/${id}`;
+  if (!record) return { uri, name: id, title: `Run ${id}`, mimeType: 'text/markdown' };
   const firstLine = record.prompt.trim().split('\n', 1)[0]!;
   const title = firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
   return {
-    uri: `parallel-llm://runs/${record.run_id}`,
-    name: record.run_id,
+    uri,
+    name: id,
     title: `${title} (${record.status.replace('_', ' ')})`,
     description: `${record.candidates.length} models, started ${record.started_at}`,
     mimeType: 'text/markdown',

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import type { CallToolResult, Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { headline } from '../present/headline.js';
 import type { RunHandle } from '../run/handle.js';
 import type { RunRecord } from '../run/record.js';
 import type { Runs } from '../run/runs.js';
-import { headline } from '../present/headline.js';
 
 /** How long a finished task's result stays available when the client asks for no ttl, and the most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** What the client is told about how often to ask. */
 const POLL_INTERVAL_MS = 2000;
+/** How long a result asked for just after a cancel waits for the run to wind down. */
+const SETTLE_MS = 3000;
 
 interface Entry {
   task: Task;
@@ -39,17 +41,22 @@ export class RunTaskStore implements TaskStore {
     const handle = params.context?.handle as RunHandle | undefined;
     const plain = (request.params as { task?: unknown } | undefined)?.task === undefined;
     const taskId = plain || !handle ? `call-${randomUUID()}` : handle.id;
+    // The same request as a task again joins its run, as long as that task is still working.
     const existing = this.entries.get(taskId);
-    if (existing) return existing.task;
+    if (existing?.task.status === 'working') return existing.task;
     const now = new Date().toISOString();
-    const ttl = Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS);
-    const task: Task = { taskId, status: 'working', ttl, createdAt: now, lastUpdatedAt: now, pollInterval: POLL_INTERVAL_MS };
-    this.entries.set(taskId, { task, handle, plain });
+    const task: Task = { taskId, status: 'working', ttl: Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS), createdAt: now, lastUpdatedAt: now, pollInterval: POLL_INTERVAL_MS };
+    this.add({ task, handle, plain });
     return task;
   }
 
   isPlain(taskId: string): boolean {
     return this.entries.get(taskId)?.plain ?? false;
+  }
+
+  /** A plain call that failed before its result was stored. */
+  forget(taskId: string): void {
+    this.entries.delete(taskId);
   }
 
   async getTask(taskId: string): Promise<Task | null> {
@@ -68,16 +75,22 @@ export class RunTaskStore implements TaskStore {
 
   async getTaskResult(taskId: string): Promise<Result> {
     const entry = await this.entry(taskId);
-    if (!entry) throw new Error(`no task ${taskId}`);
-    if (entry.plain) this.entries.delete(taskId);
-    return entry.result ?? this.present(entry.handle!);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `No task ${taskId}`);
+    if (entry.plain) this.forget(taskId);
+    if (entry.result) return entry.result;
+    // Just cancelled: the run is stopping its requests; its result says so once it has.
+    for (const until = Date.now() + SETTLE_MS; (await entry.handle!.current()).status === 'running' && Date.now() < until; ) await entry.handle!.nextChange(250);
+    return this.present(entry.handle!);
   }
 
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     const entry = await this.entry(taskId);
     if (!entry) return;
-    if (status === 'cancelled') entry.handle?.cancel('cancelled by the client (tasks/cancel)');
+    if (status === 'cancelled' && entry.handle && !entry.handle.cancel('cancelled by the client (tasks/cancel)')) {
+      throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} belongs to another server process; it can only be stopped there.`);
+    }
     Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
+    if (status !== 'working') this.expire(entry);
   }
 
   async listTasks(): Promise<{ tasks: Task[] }> {
@@ -93,17 +106,30 @@ export class RunTaskStore implements TaskStore {
     const handle = await this.runs.find(taskId);
     if (!handle) return undefined;
     const record = await handle.current();
-    const entry: Entry = { task: { taskId, status: 'working', ttl: DEFAULT_TTL_MS, createdAt: record.started_at, lastUpdatedAt: record.updated_at, pollInterval: POLL_INTERVAL_MS }, handle, plain: false };
-    this.entries.set(taskId, entry);
+    const task: Task = { taskId, status: 'working', ttl: DEFAULT_TTL_MS, createdAt: record.started_at, lastUpdatedAt: record.updated_at, pollInterval: POLL_INTERVAL_MS };
+    return this.add({ task, handle, plain: false });
+  }
+
+  private add(entry: Entry): Entry {
+    this.entries.set(entry.task.taskId, entry);
+    // A task of this process's run is forgotten its ttl after the run ends, whoever asks.
+    void entry.handle?.settled?.then(() => this.expire(entry));
     return entry;
   }
 
-  /** The task's status follows its run's; a finished task is forgotten once its ttl has passed. */
+  /** The task's status follows its run's. */
   private follow(entry: Entry, record: Readonly<RunRecord>): void {
     const status = taskStatus(record);
     if (entry.task.status === 'cancelled' || status === entry.task.status) return;
     Object.assign(entry.task, { status, statusMessage: headline(record), lastUpdatedAt: new Date().toISOString() });
-    if (status !== 'working') setTimeout(() => this.entries.delete(entry.task.taskId), entry.task.ttl ?? DEFAULT_TTL_MS).unref();
+    if (status !== 'working') this.expire(entry);
+  }
+
+  private expire(entry: Entry): void {
+    const forget = () => {
+      if (this.entries.get(entry.task.taskId) === entry) this.entries.delete(entry.task.taskId);
+    };
+    setTimeout(forget, entry.task.ttl ?? DEFAULT_TTL_MS).unref();
   }
 }
 

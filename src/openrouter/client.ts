@@ -166,7 +166,7 @@ export class OpenRouterClient {
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.
       if (response.statusCode >= 300) throw await errorFromResponse(response);
       const contentType = String(response.headers['content-type'] ?? '');
-      const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state, redacted) : await readWholeBody(response.body, redacted);
+      const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state, redacted) : await readWholeBody(response.body, state, redacted);
       const completion = completionFrom(draft, chat.maxTokens);
       redacted?.end();
       return { ...completion, content: this.redact.secretIn(completion.content), reasoning: this.redact.secretIn(completion.reasoning) };

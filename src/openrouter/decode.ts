@@ -86,9 +86,11 @@ export async function readStream(
 }
 
 /** A completion sent as one JSON body, by a server that does not stream. */
-export async function readWholeBody(body: Dispatcher.ResponseData['body'], sink?: ContentSink): Promise<Draft> {
+export async function readWholeBody(body: Dispatcher.ResponseData['body'], state: { contentStarted: boolean }, sink?: ContentSink): Promise<Draft> {
   const draft = emptyDraft(sink);
   absorb(draft, parseBody(await readText(body)));
+  // Content given (to the sink, too) must not be given again by a retry.
+  state.contentStarted = draft.chars > 0;
   return draft;
 }
 

@@ -4,6 +4,8 @@ import { readText } from './body.js';
 import { parseRateLimitReset, parseRetryAfter } from './retry.js';
 import { errorBodySchema, type ErrorObject } from './schemas.js';
 
+const MAX_MESSAGE_CHARS = 2000;
+
 /** The error an HTTP error response stands for, with OpenRouter's own message when the body has one. */
 export async function errorFromResponse(response: Dispatcher.ResponseData): Promise<UpstreamError> {
   const text = await readText(response.body).catch(() => '');
@@ -23,7 +25,8 @@ export async function errorFromResponse(response: Dispatcher.ResponseData): Prom
 export function errorFromObject(error: ErrorObject, response: { status?: number; retryAfterMs?: number } = {}): UpstreamError {
   const metadata = error.metadata ?? undefined;
   const status = response.status ?? (typeof error.code === 'number' ? error.code : (error.http_status ?? undefined));
-  const message = error.message?.trim() || 'the upstream reported an error without a message';
+  // An upstream's message goes into every result and file: a runaway one is cut.
+  const message = error.message?.trim().slice(0, MAX_MESSAGE_CHARS) || 'the upstream reported an error without a message';
   const init = {
     message: withProviderDetail(message, metadata),
     metadata,

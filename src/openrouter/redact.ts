@@ -30,7 +30,11 @@ export class Redactor {
   /** The key, or the start of it followed by the rest of a token. */
   private readonly secretPattern: RegExp | undefined;
 
+  /** The key holds a character that ends tokens (keys are printable ASCII, so it may). */
+  private readonly secretBreaks: boolean;
+
   constructor(private readonly secret: string) {
+    this.secretBreaks = TOKEN_END.test(secret);
     const prefix = secret.slice(0, KEY_PREFIX_LENGTH).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     this.secretPattern = secret.length < MIN_SECRET_LENGTH ? undefined : new RegExp(`${prefix}${TOKEN_CHAR}*`, 'g');
   }
@@ -71,8 +75,15 @@ export class Redactor {
    */
   private safeEnd(text: string, lastToken: number): number {
     if (!this.secretPattern) return text.length;
-    const key = text.indexOf(this.secret.slice(0, KEY_PREFIX_LENGTH), lastToken);
-    return key !== -1 ? key : Math.max(lastToken, text.length - (KEY_PREFIX_LENGTH - 1));
+    const prefix = this.secret.slice(0, KEY_PREFIX_LENGTH);
+    const key = text.indexOf(prefix, lastToken);
+    const end = key !== -1 ? key : Math.max(lastToken, text.length - (KEY_PREFIX_LENGTH - 1));
+    if (!this.secretBreaks) return end;
+    // A key that holds a token-ending character may start before the last token: keep back
+    // its length, and any key that would run over the cut.
+    const cut = Math.max(0, Math.min(end, text.length - (this.secret.length - 1)));
+    const straddling = text.indexOf(prefix, Math.max(0, cut - this.secret.length + 1));
+    return straddling !== -1 && straddling < cut ? straddling : cut;
   }
 
   /** The key's value and any `Bearer …` token: for error messages and metadata, where no token belongs. */

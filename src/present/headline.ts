@@ -15,15 +15,17 @@ export function headline(record: Readonly<RunRecord>): string {
     case 'complete':
       return `${candidates.length === 1 ? 'The model' : `All ${candidates.length} models`} answered; synthesized by ${synthesis.model}.`;
     case 'partial':
-      return `${tally}; ${failures}. Synthesized by ${synthesis.model}.`;
+      return `${tally}${failures ? `; ${failures}` : ''}. Synthesized by ${synthesis.model}.`;
     case 'running':
       return `Still running: ${progress(record, tally, waiting)}. Call get_run with run_id "${record.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`;
     case 'candidates_only':
-      return `${tally}${failures ? `; ${failures}` : ''}, but no synthesis: ${synthesisFailures(record)}. The candidates' answers follow.`;
+      return `${tally}${failures ? `; ${failures}` : ''}, but no synthesis: ${synthesisFailures(record)}. The result holds the candidates' answers instead.`;
     case 'failed':
-      return `No model answered: ${failures}.`;
+      return `No model answered${failures ? `: ${failures}` : ''}.`;
     case 'cancelled':
-      return `Cancelled: every upstream request was stopped; ${answered.length} of ${count(candidates.length, 'answer')} had arrived${answered.length ? ' and follow' : ''}.`;
+      return answered.length === 0
+        ? 'Cancelled: every upstream request was stopped before any model answered.'
+        : `Cancelled: every upstream request was stopped; the result holds the ${answered.length} of ${count(candidates.length, 'answer')} that had arrived.`;
     case 'interrupted':
       return `Interrupted: the server stopped during this run, with ${answered.length} of ${count(candidates.length, 'answer')} saved. Call process_prompt again with the same input to resume it: only the ${count(candidates.length - answered.length, 'model')} without an answer will be asked.`;
   }

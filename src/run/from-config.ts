@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createLimiter, type Limiter } from '../limiter.js';
+import { Redactor } from '../openrouter/redact.js';
 import { RunStore } from '../run-store.js';
 import type { ChatCompleter } from './orchestrate.js';
 import { Runs } from './runs.js';
 
 /** The runs of this process as the configuration sets them up: one limiter, one store, one client. */
 export function runsFromConfig(config: Config, client: ChatCompleter, logger: Logger, limiter: Limiter = createLimiter(config.maxConcurrency)): Runs {
+  const redactor = new Redactor(config.apiKey);
   return new Runs({
     deps: {
       client,
@@ -19,5 +21,6 @@ export function runsFromConfig(config: Config, client: ChatCompleter, logger: Lo
     store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
     upstream: config.baseUrl,
     logger,
+    redact: (text) => redactor.secretIn(text),
   });
 }

@@ -16,6 +16,8 @@ export interface RunHandle {
   view(maxChars: number): Promise<RunView>;
   /** A user's stop. False when this process cannot stop the run (another process runs it). */
   cancel(reason: string): boolean;
+  /** For a run of this process: settles when it has ended and its journal is written. */
+  readonly settled?: Promise<void>;
 }
 
 /** A run of this process. */
@@ -24,6 +26,10 @@ export class LiveHandle implements RunHandle {
 
   get id(): string {
     return this.run.id;
+  }
+
+  get settled(): Promise<void> {
+    return this.run.settled;
   }
 
   async current(): Promise<Readonly<RunRecord>> {

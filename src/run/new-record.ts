@@ -15,7 +15,7 @@ export function freshRecord(init: NewRun): RunRecord {
     updated_at: now,
     resumes: 0,
     settings: { models: request.models, synthesizer_models: request.synthesizers, temperature: request.temperature, max_tokens: request.maxTokens },
-    prompt: request.prompt,
+    prompt: init.redact(request.prompt),
     candidates: request.models.map((model, i): CandidateRecord => ({ index: i + 1, model, status: 'waiting' })),
     synthesis: { status: 'waiting', attempts: [] },
     totals: {},

@@ -31,7 +31,6 @@ export interface RunDeps {
 export async function execute(run: Run, deps: RunDeps): Promise<void> {
   const log = deps.logger.child({ run: run.id });
   log.info({ phase: 'fan-out', models: run.request.models, waiting: run.waitingCandidates().length }, 'asking candidates');
-  run.started();
   await askCandidates(run, deps, log);
   const status = await synthesize(run, deps, log);
   await run.finish(status);

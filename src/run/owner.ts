@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Owner, RunRecord } from './record.js';
 
-/** A process on another host (a shared folder) is taken for gone after this long without a journal entry. */
-const REMOTE_STALE_MS = 60 * 60 * 1000;
+/**
+ * A run whose journal has not changed for this long is taken for gone: a process on another
+ * host (a shared folder) cannot be asked, and a pid on this one may have been reused.
+ */
+const STALE_MS = 60 * 60 * 1000;
 
 /** The owners made in this process: alive as long as it is. */
 const ours = new Set<string>();
@@ -22,7 +25,8 @@ export function currentOwner(): Owner {
 export function ownerAlive(record: Pick<RunRecord, 'owner' | 'updated_at'>, self: Owner, now = Date.now()): boolean {
   const { owner } = record;
   if (ours.has(owner.instance)) return true;
-  if (owner.host !== self.host) return now - Date.parse(record.updated_at) < REMOTE_STALE_MS;
+  if (now - Date.parse(record.updated_at) > STALE_MS) return false;
+  if (owner.host !== self.host) return true;
   // Our own pid under another instance is a previous life of this pid (pid 1 in a container).
   if (owner.pid === self.pid) return false;
   try {

@@ -28,6 +28,8 @@ export interface NewRun {
   request: RunRequest;
   owner: Owner;
   files: RunFiles | undefined;
+  /** What the record keeps of the prompt: the key is never written to a file, even if pasted into one. */
+  redact: (text: string) => string;
   /** A run taken over after an interruption: its record and the answers saved on disk. */
   resumed?: { record: RunRecord; answers: Map<number, string> };
 }
@@ -104,8 +106,8 @@ export class Run {
   }
 
   /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
-  started(): void {
-    void this.saveRecord();
+  started(): Promise<void> {
+    return this.saveRecord();
   }
 
   /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
@@ -124,7 +126,6 @@ export class Run {
       if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, chars: candidate.chars, file: this.path(candidate.file) }];
       const reasoning = this.reasonings.get(index);
       if (candidate.status !== 'failed' || reasoning === undefined) return [];
-      candidate.reasoning_to_synthesis = true;
       return [{ model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: this.path(candidate.reasoning_file) }];
     });
     return { answered: this.answers.size, inputs };
@@ -180,6 +181,9 @@ export class Run {
 
   synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
     Object.assign(this.record.synthesis, { status: 'running', model, prompt_chars: promptChars, trimmed });
+    for (const candidate of this.record.candidates) {
+      if (candidate.status === 'failed' && this.reasonings.has(candidate.index - 1)) candidate.reasoning_to_synthesis = true;
+    }
     this.step(true);
   }
 

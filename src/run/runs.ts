@@ -4,7 +4,7 @@ import { isRunId, type RunFolder, type RunStore } from '../run-store.js';
 import { RunFiles } from './files.js';
 import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';
-import { currentOwner } from './owner.js';
+import { currentOwner, ownerAlive } from './owner.js';
 import { FINISHED, type Owner, type RunRecord } from './record.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
@@ -14,6 +14,10 @@ import { StoredRun } from './stored.js';
 export const REUSE_MS = 10 * 60 * 1000;
 /** An interrupted run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
+/** The largest run.json read to list a run. */
+const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
+/** Claims of one resumption tried before giving up: each earlier claimant must have died. */
+const MAX_CLAIMS = 3;
 
 export interface RunsOptions {
   deps: RunDeps;
@@ -22,6 +26,8 @@ export interface RunsOptions {
   /** The upstream base URL: the same prompt sent elsewhere is another request. */
   upstream: string;
   logger: Logger;
+  /** Removes the key from text that is written to a file. */
+  redact: (text: string) => string;
   owner?: Owner;
   reuseMs?: number;
 }
@@ -54,7 +60,7 @@ export class Runs {
     // The same request twice at the same moment: the second waits for the first's lookup, and joins its run.
     const starting = this.starting.get(key);
     if (starting) return { handle: (await starting).handle, joined: 'attached' };
-    const started = this.existing(key).then((existing) => existing ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
+    const started = this.joinOrResume(key, request).then((joined) => joined ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
     this.starting.set(key, started);
     try {
       return await started;
@@ -71,14 +77,20 @@ export class Runs {
     return this.options.store && StoredRun.open(this.options.store, id, this.owner);
   }
 
-  /** The newest runs, this process's and those on disk, newest first. */
-  async recent(limit: number): Promise<RunRecord[]> {
-    const ids = new Set([...this.live.keys(), ...((await this.options.store?.listRuns(limit).catch(() => [])) ?? [])]);
-    const records = await Promise.all([...ids].map(async (id) => (await this.find(id))?.current()));
-    return records
-      .filter((record): record is RunRecord => record !== undefined)
-      .sort((a, b) => b.run_id.localeCompare(a.run_id))
-      .slice(0, limit);
+  /**
+   * The newest runs, this process's and those on disk, newest first, each with its record when
+   * that is small enough to read for a list (a huge prompt makes a huge run.json).
+   */
+  async recent(limit: number): Promise<Array<{ id: string; record: Readonly<RunRecord> | undefined }>> {
+    const ids = [...new Set([...this.live.keys(), ...((await this.options.store?.listRuns(limit).catch(() => [])) ?? [])])].sort().reverse().slice(0, limit);
+    return Promise.all(ids.map(async (id) => ({ id, record: await this.listed(id) })));
+  }
+
+  private async listed(id: string): Promise<Readonly<RunRecord> | undefined> {
+    const run = this.live.get(id);
+    if (run) return run.view().record;
+    const stored = this.options.store && (await StoredRun.open(this.options.store, id, this.owner, LISTED_RECORD_BYTES));
+    return stored?.current();
   }
 
   onStart(listener: () => void): void {
@@ -100,8 +112,8 @@ export class Runs {
     } while (this.live.size > count);
   }
 
-  /** The run this request already has: running, recently finished, or interrupted and now resumed. */
-  private async existing(key: string): Promise<{ handle: RunHandle; joined: Joined } | undefined> {
+  /** The run this request already has: running or recently finished (joined), or interrupted (resumed now). */
+  private async joinOrResume(key: string, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined } | undefined> {
     const liveId = this.latestByKey.get(key);
     const run = liveId ? this.live.get(liveId) : undefined;
     if (run && this.reusable(run.view().record)) return { handle: new LiveHandle(run), joined: 'attached' };
@@ -112,7 +124,7 @@ export class Runs {
     if (!stored || !record || record.request_key !== key) return undefined;
     if (this.reusable(record)) return { handle: stored, joined: 'attached' };
     if (record.status === 'interrupted' && stored instanceof StoredRun && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) {
-      return this.resume(stored, record);
+      return this.resume(stored, record, request);
     }
     return undefined;
   }
@@ -124,22 +136,38 @@ export class Runs {
   }
 
   /**
-   * Takes over an interrupted run: only the models with no saved answer are asked again. Of
-   * two processes resuming it at once, the one that makes the claim file first does it; the
-   * other waits on it like any other process's run.
+   * Takes over an interrupted run: only the models with no saved answer (or none that can be
+   * read back) are asked again. Of two processes resuming it at once, the one that makes the
+   * claim file first does it; the other waits on it like any other process's run.
    */
-  private async resume(stored: StoredRun, record: Readonly<RunRecord>): Promise<{ handle: RunHandle; joined: Joined }> {
-    const claimed = await stored.folder.createExclusive(`resume-${record.resumes + 1}.claim`, `${JSON.stringify(this.owner)}\n`).catch(() => false);
-    if (!claimed) return { handle: stored, joined: 'attached' };
+  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined }> {
+    if (!(await this.claim(stored.folder, record.resumes + 1))) return { handle: stored, joined: 'attached' };
     const view = await stored.view(this.options.deps.keepChars);
-    const request = requestOf(view.record);
+    const candidates = view.record.candidates.map((candidate, i) =>
+      candidate.status === 'answered' && !view.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
+    );
     const run = this.newRun(request, record.request_key, {
       id: record.run_id,
       folder: Promise.resolve(stored.folder),
-      resumed: { record: view.record, answers: new Map(view.answers) },
+      resumed: { record: { ...view.record, candidates }, answers: new Map(view.answers) },
     });
     this.options.logger.info({ run: run.id, waiting: run.waitingCandidates().length }, 'resuming an interrupted run');
     return { handle: new LiveHandle(this.launch(run)), joined: 'resumed' };
+  }
+
+  /**
+   * Claims the right to resume a run, once per generation. A claim whose process died before
+   * it resumed the run (it would have written the journal) does not block the next claimant.
+   */
+  private async claim(folder: RunFolder, generation: number): Promise<boolean> {
+    for (let attempt = 1; attempt <= MAX_CLAIMS; attempt++) {
+      const name = `resume-${generation}-${attempt}.claim`;
+      const claim = { owner: this.owner, at: new Date().toISOString() };
+      if (await folder.createExclusive(name, `${JSON.stringify(claim)}\n`).catch(() => false)) return true;
+      const earlier = parseClaim(await folder.read(name, 4096).catch(() => undefined));
+      if (!earlier || ownerAlive({ owner: earlier.owner, updated_at: earlier.at }, this.owner)) return false;
+    }
+    return false;
   }
 
   private newRun(
@@ -151,7 +179,7 @@ export class Runs {
     const id = existing?.id ?? store?.newRunId() ?? newRunId();
     let run: Run | undefined;
     const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, (message) => run?.warn(message)), (message) => run?.warn(message), logger);
-    run = new Run({ id, key, request, owner: this.owner, files, resumed: existing?.resumed });
+    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed });
     return run;
   }
 
@@ -168,7 +196,11 @@ export class Runs {
   private launch(run: Run): Run {
     this.live.set(run.id, run);
     this.latestByKey.set(run.key, run.id);
-    void this.options.store?.writeIndex(run.key, run.id).catch(() => undefined);
+    // Another process that finds the run by its request must find its journal too.
+    void run
+      .started()
+      .then(() => this.options.store?.writeIndex(run.key, run.id))
+      .catch(() => undefined);
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
@@ -185,9 +217,13 @@ export class Runs {
   }
 }
 
-function requestOf(record: Readonly<RunRecord>): RunRequest {
-  const { settings } = record;
-  return { prompt: record.prompt, models: settings.models, synthesizers: settings.synthesizer_models, temperature: settings.temperature, maxTokens: settings.max_tokens };
+function parseClaim(text: string | undefined): { owner: Owner; at: string } | undefined {
+  try {
+    const claim = JSON.parse(text ?? '') as { owner?: Owner; at?: string };
+    return claim.owner && claim.at ? { owner: claim.owner, at: claim.at } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The id of a run that is not saved: the same shape as a run folder's name. */

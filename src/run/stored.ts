@@ -41,8 +41,8 @@ export function parseRecord(text: string | undefined): RunRecord | undefined {
   }
 }
 
-export async function readRecord(folder: RunFolder): Promise<RunRecord | undefined> {
-  return parseRecord(await folder.read('run.json', MAX_RECORD_BYTES).catch(() => undefined));
+export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<RunRecord | undefined> {
+  return parseRecord(await folder.read('run.json', maxBytes).catch(() => undefined));
 }
 
 /**
@@ -56,9 +56,9 @@ export class StoredRun implements RunHandle {
     private readonly self: Owner,
   ) {}
 
-  static async open(store: RunStore, id: string, self: Owner): Promise<StoredRun | undefined> {
+  static async open(store: RunStore, id: string, self: Owner, maxBytes = MAX_RECORD_BYTES): Promise<StoredRun | undefined> {
     const folder = await store.openRun(id).catch(() => undefined);
-    const record = folder && (await readRecord(folder));
+    const record = folder && (await readRecord(folder, maxBytes));
     return folder && record?.run_id === id ? new StoredRun(folder, record, self) : undefined;
   }
 
@@ -71,7 +71,8 @@ export class StoredRun implements RunHandle {
   }
 
   async current(): Promise<Readonly<RunRecord>> {
-    if (this.record.status === 'running') this.record = (await readRecord(this.folder)) ?? this.record;
+    // A running record may move on; an interrupted one may be resumed by another process.
+    if (this.record.status === 'running' || this.record.status === 'interrupted') this.record = (await readRecord(this.folder)) ?? this.record;
     return this.effective();
   }
 

@@ -27,8 +27,11 @@ export class FileWriter {
     private readonly limit: Limit,
   ) {
     this.temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
-    this.handle = limit(`creating ${this.temporary}`, () => open(this.temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600));
+    const opening = open(this.temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    this.handle = limit(`creating ${this.temporary}`, () => opening);
     this.queue = this.handle.catch((error: unknown) => (this.failure ??= error));
+    // A file that opens after its time ran out is closed and removed at once: nobody will write it.
+    void this.handle.catch(() => opening.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
   }
 
   /** Appends `text`, in order; a failure is kept for `finish`. */
@@ -49,16 +52,21 @@ export class FileWriter {
   /** The temporary file removed: the text was not the whole answer. */
   async discard(): Promise<void> {
     await this.settle().catch(() => undefined);
-    await unlink(this.temporary).catch(() => undefined);
+    await this.remove();
   }
 
+  /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
   private async settle(): Promise<void> {
     await this.queue;
     const handle = await this.handle.catch(() => undefined);
-    await handle?.close().catch((error: unknown) => (this.failure ??= error));
+    if (handle) await this.limit(`closing ${this.temporary}`, () => handle.close()).catch((error: unknown) => (this.failure ??= error));
     if (this.failure) {
-      await unlink(this.temporary).catch(() => undefined);
+      await this.remove();
       throw this.failure;
     }
+  }
+
+  private remove(): Promise<void> {
+    return this.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
   }
 }
