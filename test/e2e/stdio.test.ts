@@ -30,7 +30,9 @@ describe('the installed package over stdio', () => {
     expect(result.isError).toBeFalsy();
     expect(text.startsWith('All 3 models answered; synthesized by e2e/synth.\n\nThe answer is 4.')).toBe(true);
     expect(data!.status).toBe('complete');
-    expect(await readdir(data!.run_folder!)).toHaveLength(5);
+    // final.md follows the reply by moments.
+    await waitFor(async () => (await readdir(data!.run_folder!)).length === 5);
+    expect((await readdir(data!.run_folder!)).sort()).toEqual(['candidate-1_e2e_one.md', 'candidate-2_e2e_two.md', 'candidate-3_e2e_three.md', 'final.md', 'run.json']);
     await session.close();
   });
 
@@ -56,7 +58,7 @@ describe('the installed package over stdio', () => {
     for (const [i, folder] of folders.entries()) {
       const record = JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
       expect(record.prompt).toBe(`question ${i}`);
-      expect(await readdir(folder)).toHaveLength(5);
+      await waitFor(async () => (await readdir(folder)).length === 5);
     }
     expect((await readdir(outputDir)).filter((name) => !name.startsWith('.'))).toHaveLength(8);
     await session.close();
