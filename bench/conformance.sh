@@ -7,7 +7,7 @@
 # its listen() bind 127.0.0.1 instead of every interface; the script checks that with ss,
 # and checks that initialize was answered by parallel-llm-server, not by the bridge.
 #
-# Only the scenarios that apply to a tools-only server are run: APPLICABLE below. Every
+# Only the scenarios that apply to this server are run: APPLICABLE below. Every
 # other scenario the tool offers is listed, with a reason, in bench/conformance-baseline.yml;
 # the script fails if the two lists do not cover the tool's scenarios exactly.
 #
@@ -24,7 +24,7 @@ BASELINE="$ROOT/bench/conformance-baseline.yml"
 ENTRY="$ROOT/dist/bin.js"
 CONFORMANCE_PKG='@modelcontextprotocol/conformance@0.1.16'
 BRIDGE_PKG='supergateway@4.0.0'
-APPLICABLE=(server-initialize ping tools-list)
+APPLICABLE=(server-initialize ping tools-list resources-list)
 NODE_BIN="$(command -v node)" # the project's Node (20) runs the server and the bridge
 export npm_config_loglevel=error # keep npx quiet (engine and config warnings)
 
