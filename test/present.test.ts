@@ -5,7 +5,7 @@ import { headline } from '../src/present/headline.js';
 import { toolResult, type Layout } from '../src/present/result.js';
 import { costLine, describeError } from '../src/present/words.js';
 import type { CandidateRecord, ModelError, RunRecord } from '../src/run/record.js';
-import type { RunView } from '../src/run/run.js';
+import type { RunView } from '../src/run/view.js';
 
 const RUN_ID = '2026-11-21T13-41-07.123Z_1a2b3c4d';
 const RUN_DIR = `/home/ada/.local/share/parallel-llm-mcp/runs/${RUN_ID}`;

@@ -112,8 +112,9 @@ export class RunTaskStore implements TaskStore {
 
   private add(entry: Entry): Entry {
     this.entries.set(entry.task.taskId, entry);
-    // A task of this process's run is forgotten its ttl after the run ends, whoever asks.
-    void entry.handle?.settled?.then(() => this.expire(entry));
+    // A task of this process's run is forgotten its ttl after the run ends, whoever asks; a
+    // plain call's is forgotten as soon as its result is read.
+    if (!entry.plain) void entry.handle?.settled?.then(() => this.expire(entry));
     return entry;
   }
 

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { StructuredResult } from '../mcp/output-schema.js';
 import type { Joined } from '../run/runs.js';
-import type { RunView } from '../run/run.js';
+import type { RunView } from '../run/view.js';
 import { shownTexts } from './shown.js';
 import { structuredResult } from './structured.js';
 import { resultText } from './text.js';

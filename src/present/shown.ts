@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RunView } from '../run/run.js';
+import type { RunView } from '../run/view.js';
 import { fairCaps } from '../synthesis.js';
 
 /** An answer as a result shows it: cut to the result's cap, and saying so. */

@@ -2,7 +2,7 @@ import type { StructuredResult } from '../mcp/output-schema.js';
 import type { TokenUsage } from '../openrouter/client.js';
 import type { CandidateRecord, ModelError, RunRecord, SynthesisAttempt } from '../run/record.js';
 import type { Joined } from '../run/runs.js';
-import type { RunView } from '../run/run.js';
+import type { RunView } from '../run/view.js';
 import { headline } from './headline.js';
 import type { Shown } from './shown.js';
 import { inFolder } from './text.js';

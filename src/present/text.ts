@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CandidateRecord, RunRecord } from '../run/record.js';
-import type { RunView } from '../run/run.js';
+import type { RunView } from '../run/view.js';
 import { headline } from './headline.js';
 import type { Shown } from './shown.js';
 import { costLine, count, describeError, seconds } from './words.js';

@@ -1,5 +1,6 @@
 import type { RunRecord } from './record.js';
-import type { Run, RunView } from './run.js';
+import type { Run } from './run.js';
+import type { RunView } from './view.js';
 
 /**
  * A run as the faces see it, whether this process runs it or it lives only on disk (another

@@ -1,5 +1,19 @@
-import type { CandidateRecord, Owner, RunRecord } from './record.js';
-import type { NewRun } from './run.js';
+import type { Completion } from '../openrouter/client.js';
+import type { CandidateRecord, ModelError, Owner, RunRecord } from './record.js';
+import type { RunFiles } from './files.js';
+import type { RunRequest } from './request.js';
+
+export interface NewRun {
+  id: string;
+  key: string;
+  request: RunRequest;
+  owner: Owner;
+  files: RunFiles | undefined;
+  /** What the record keeps of the prompt: the key is never written to a file, even if pasted into one. */
+  redact: (text: string) => string;
+  /** A run taken over after an interruption: its record and the answers saved on disk. */
+  resumed?: { record: RunRecord; answers: Map<number, string> };
+}
 
 /** The record of a run that starts now: every candidate waiting. */
 export function freshRecord(init: NewRun): RunRecord {
@@ -37,4 +51,22 @@ export function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
     finished_at: undefined,
     elapsed_ms: undefined,
   };
+}
+
+/** A candidate that answered; its file is named once the file is whole on disk. */
+export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): CandidateRecord {
+  return {
+    index: candidate.index,
+    model: candidate.model,
+    status: 'answered',
+    ms,
+    attempts: completion.attempts,
+    chars: completion.chars,
+    ...(completion.truncated ? { truncated: true } : {}),
+    ...(completion.usage ? { usage: completion.usage } : {}),
+  };
+}
+
+export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): CandidateRecord {
+  return { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
 }

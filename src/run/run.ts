@@ -5,34 +5,12 @@ import type { Completion, TokenUsage } from '../openrouter/client.js';
 import { ChangeSignal } from './change-signal.js';
 import type { ContentSink } from '../openrouter/decode.js';
 import { candidateFile, type AnswerWriter, type RunFiles } from './files.js';
-import { freshRecord, resumedRecord } from './new-record.js';
-import type { ModelError, Owner, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
+import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
+import type { RunView } from './view.js';
+import type { ModelError, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
 import type { CandidateAnswer } from '../synthesis.js';
 import type { RunRequest } from './request.js';
 import { sumUsage } from './usage.js';
-
-/** What a face (tool, task, resource, `ask`) reads of a run: the record and the texts it needs. */
-export interface RunView {
-  record: Readonly<RunRecord>;
-  /** The synthesized answer, once there is one. */
-  answer: string | undefined;
-  /** Candidates' answers, by 0-based index, while they may be shown (until a synthesis exists). */
-  answers: ReadonlyMap<number, string>;
-  /** The run folder, when the run is saved. */
-  dir: string | undefined;
-}
-
-export interface NewRun {
-  id: string;
-  key: string;
-  request: RunRequest;
-  owner: Owner;
-  files: RunFiles | undefined;
-  /** What the record keeps of the prompt: the key is never written to a file, even if pasted into one. */
-  redact: (text: string) => string;
-  /** A run taken over after an interruption: its record and the answers saved on disk. */
-  resumed?: { record: RunRecord; answers: Map<number, string> };
-}
 
 /**
  * One run: the owner of its state, its journal and its waiters. It goes on until every
@@ -145,25 +123,15 @@ export class Run {
 
   /** A candidate answered: its answer (or its start) is kept for synthesis, and the journal notes its file once whole. */
   answered(index: number, completion: Completion, ms: number): void {
-    const candidate = this.record.candidates[index]!;
     this.answers.set(index, completion.content);
-    this.record.candidates[index] = {
-      index: candidate.index,
-      model: candidate.model,
-      status: 'answered',
-      ms,
-      attempts: completion.attempts,
-      chars: completion.chars,
-      ...(completion.truncated ? { truncated: true } : {}),
-      ...(completion.usage ? { usage: completion.usage } : {}),
-    };
+    this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms);
+    // The answer streamed into its file as it came (see answerSink): the file is whole now.
+    const writer = this.writers.get(index);
     const noteFile = (file: string) => {
       const current = this.record.candidates[index];
       if (current?.status === 'answered') current.file = file;
     };
-    const writer = this.writers.get(index);
     if (writer) this.candidateSaves.push(writer.finish().then((file) => this.noted(file, noteFile)));
-    else this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.md'), completion.content, noteFile);
     this.saveReasoning(index, completion.reasoning);
     // The journal follows once the answer's file is on disk, naming it.
     this.step(false);
@@ -171,8 +139,7 @@ export class Run {
 
   /** A candidate failed; reasoning it sent without an answer is kept, for the synthesizer and the folder. */
   failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): void {
-    const candidate = this.record.candidates[index]!;
-    this.record.candidates[index] = { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
+    this.record.candidates[index] = failedCandidate(this.record.candidates[index]!, error, ms);
     if (reasoning) this.reasonings.set(index, reasoning);
     void this.writers.get(index)?.discard();
     this.saveReasoning(index, reasoning);

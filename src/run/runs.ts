@@ -11,7 +11,7 @@ import { Run } from './run.js';
 import { StoredRun } from './stored.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
-export const REUSE_MS = 10 * 60 * 1000;
+const REUSE_MS = 10 * 60 * 1000;
 /** An interrupted run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 /** The largest run.json read to list a run. */
@@ -28,8 +28,6 @@ export interface RunsOptions {
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
-  owner?: Owner;
-  reuseMs?: number;
 }
 
 /** How a request met its run: a new one, one already there, or an interrupted one taken over. */
@@ -46,12 +44,10 @@ export class Runs {
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
   private readonly starting = new Map<string, Promise<{ handle: RunHandle; joined: Joined }>>();
-  private readonly reuseMs: number;
   private readonly startListeners = new Set<() => void>();
 
   constructor(private readonly options: RunsOptions) {
-    this.owner = options.owner ?? currentOwner();
-    this.reuseMs = options.reuseMs ?? REUSE_MS;
+    this.owner = currentOwner();
   }
 
   async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
@@ -132,7 +128,7 @@ export class Runs {
   private reusable(record: Readonly<RunRecord>): boolean {
     if (record.status === 'running') return true;
     if (!FINISHED.has(record.status) || record.status === 'failed' || record.status === 'cancelled') return false;
-    return Date.now() - Date.parse(record.finished_at ?? record.updated_at) < this.reuseMs;
+    return Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
   }
 
   /**
@@ -192,7 +188,7 @@ export class Runs {
     });
   }
 
-  /** Starts the run, remembers it for its request, and forgets it a while after it ends (its folder stays). */
+  /** Starts the run and remembers it for its request while it runs (and, unsaved, a while after). */
   private launch(run: Run): Run {
     this.live.set(run.id, run);
     this.latestByKey.set(run.key, run.id);
@@ -204,8 +200,10 @@ export class Runs {
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
+    // A saved run is found on disk once it ends; one that is not saved lives here while it can be reused.
     void run.settled.then(() => {
-      setTimeout(() => this.forget(run), this.reuseMs).unref();
+      if (this.options.store) this.forget(run);
+      else setTimeout(() => this.forget(run), REUSE_MS).unref();
     });
     for (const listener of this.startListeners) listener();
     return run;

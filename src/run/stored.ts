@@ -4,7 +4,7 @@ import { candidateFile } from './files.js';
 import type { RunHandle } from './handle.js';
 import { ownerAlive } from './owner.js';
 import type { CandidateRecord, Owner, RunRecord } from './record.js';
-import type { RunView } from './run.js';
+import type { RunView } from './view.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
 const MAX_RECORD_BYTES = 32 * 1024 * 1024;
