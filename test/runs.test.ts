@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -146,6 +146,17 @@ describe('the same request again', () => {
     expect(a.data!.run_id).toBe(b.data!.run_id);
     expect([a.data!.joined, b.data!.joined].sort()).toEqual(['attached', 'new']);
     expect(['twice/one', 'twice/synth'].map(requests)).toEqual([1, 1]);
+  });
+
+  it('finds its finished run on disk even when the request index cannot be read', async () => {
+    const harness = await start({ ...slowThird('noindex', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
+    const first = await processPrompt(harness, { prompt: 'q' });
+    await harness.app.runs.idle();
+    const indexDir = path.join(harness.outputDir, '.index');
+    for (const name of await readdir(indexDir)) await rm(path.join(indexDir, name));
+    const again = await processPrompt(harness, { prompt: 'q' });
+    expect(again.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached', status: 'complete', answer: 'synthesis for noindex' });
+    expect(['noindex/one', 'noindex/synth'].map(requests)).toEqual([1, 1]);
   });
 
   it('is another request when anything that shapes the answers differs', async () => {
@@ -336,6 +347,16 @@ describe('an interrupted run', () => {
     await writeFile(journalFile, JSON.stringify(journal));
     const second = await start(env, { outputDir });
     expect((await getRun(second, { run_id: data!.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
+  });
+
+  it('reads as interrupted when this process ran it and its last journal entry was lost', async () => {
+    const harness = await start({ ...slowThird('lost', 5000), PARALLEL_LLM_BUDGET_MS: '300' });
+    const { data } = await processPrompt(harness, { prompt: 'q' });
+    await harness.app.runs.interruptAll();
+    // The journal as a failed last write leaves it: running, owned by this very process.
+    const journalFile = path.join(data!.run_folder!, 'run.json');
+    await writeFile(journalFile, JSON.stringify({ ...JSON.parse(await readFile(journalFile, 'utf8')), status: 'running' }));
+    expect((await getRun(harness, { run_id: data!.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
   });
 
   it('reads as interrupted once its process is gone, counting an answer saved after the last journal entry', async () => {

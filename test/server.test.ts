@@ -292,6 +292,13 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.run_folder).toBeNull();
     expect(data!.warnings[0]).toMatch(/could not create a run folder/);
     expect(text).toContain('Warning: could not create a run folder');
+    // With nothing on disk, the finished run is kept here: found by id, and not paid for twice.
+    await harness.app.runs.idle();
+    const later = await callTool(harness, 'get_run', { run_id: data!.run_id });
+    expect(later.data).toMatchObject({ status: 'complete', answer: 'synthesized for disk' });
+    const again = await call({ prompt: 'q' });
+    expect(again.data).toMatchObject({ run_id: data!.run_id, joined: 'attached', answer: 'synthesized for disk' });
+    expect(fake.requestsFor('disk/synth')).toHaveLength(1);
   });
 
   it('saves every answered candidate to the file its result names, however long the model id', async () => {
@@ -316,7 +323,9 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.answer).toBe('merged');
     expect(data!.synthesizer.file).toBeNull();
     await harness.app.runs.idle();
+    // final.md is not on disk, so the run stays in memory, where its answer is.
     const later = await callTool(harness, 'get_run', { run_id: data!.run_id });
+    expect(later.data).toMatchObject({ status: 'complete', answer: 'merged' });
     expect(later.data!.synthesizer.file).toBeNull();
     expect(later.text).toMatch(/Warning: could not save final\.md/);
     const record = await runRecord(data!.run_folder!);

@@ -16,6 +16,7 @@ const SETTLE_MS = 3000;
 
 interface Entry {
   task: Task;
+  /** The run, held while it runs; once it is whole on disk it is looked up by id instead. */
   handle: RunHandle | undefined;
   /** A plain call's own result: the SDK runs a plain call to a task tool through a task of its own. */
   result?: Result;
@@ -62,7 +63,8 @@ export class RunTaskStore implements TaskStore {
   async getTask(taskId: string): Promise<Task | null> {
     const entry = await this.entry(taskId);
     if (!entry) return null;
-    if (entry.handle && !entry.result) this.follow(entry, await entry.handle.current());
+    const handle = entry.result ? undefined : await this.handleOf(entry);
+    if (handle) this.follow(entry, await handle.current());
     return { ...entry.task };
   }
 
@@ -78,9 +80,11 @@ export class RunTaskStore implements TaskStore {
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `No task ${taskId}`);
     if (entry.plain) this.forget(taskId);
     if (entry.result) return entry.result;
+    const handle = await this.handleOf(entry);
+    if (!handle) throw new McpError(ErrorCode.InternalError, `Run ${taskId} can no longer be read: its folder is gone or unreadable.`);
     // Just cancelled: the run is stopping its requests; its result says so once it has.
-    for (const until = Date.now() + SETTLE_MS; (await entry.handle!.current()).status === 'running' && Date.now() < until; ) await entry.handle!.nextChange(250);
-    return this.present(entry.handle!);
+    for (const until = Date.now() + SETTLE_MS; (await handle.current()).status === 'running' && Date.now() < until; ) await handle.nextChange(250);
+    return this.present(handle);
   }
 
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
@@ -112,10 +116,20 @@ export class RunTaskStore implements TaskStore {
 
   private add(entry: Entry): Entry {
     this.entries.set(entry.task.taskId, entry);
-    // A task of this process's run is forgotten its ttl after the run ends, whoever asks; a
-    // plain call's is forgotten as soon as its result is read.
-    if (!entry.plain) void entry.handle?.settled?.then(() => this.expire(entry));
+    // A task of this process's run is forgotten its ttl after the run ends, whoever asks, and
+    // lets go of the run once it is on disk; a plain call's is forgotten once its result is read.
+    if (!entry.plain) {
+      void entry.handle?.settled?.then(() => {
+        this.expire(entry);
+        if (entry.handle?.onDisk) entry.handle = undefined;
+      });
+    }
     return entry;
+  }
+
+  /** The entry's run: held, or (a task's, once on disk) found by its id, which is the task's. */
+  private async handleOf(entry: Entry): Promise<RunHandle | undefined> {
+    return entry.handle ?? (entry.plain ? undefined : this.runs.find(entry.task.taskId));
   }
 
   /** The task's status follows its run's. */

@@ -1,5 +1,7 @@
 /** Wakes everyone waiting for the next change of something, then waits anew. */
 export class ChangeSignal {
+  /** How many changes there have been: a reader who saw fewer has missed one. */
+  version = 0;
   private wake!: () => void;
   private next!: Promise<void>;
 
@@ -7,12 +9,13 @@ export class ChangeSignal {
     this.arm();
   }
 
-  /** Resolves at the next `notify`. */
-  wait(): Promise<void> {
-    return this.next;
+  /** Resolves at the next `notify`, or at once when there has been one since the reader saw `since`. */
+  wait(since = this.version): Promise<void> {
+    return since === this.version ? this.next : Promise.resolve();
   }
 
   notify(): void {
+    this.version++;
     this.wake();
     this.arm();
   }

@@ -69,9 +69,9 @@ export class RunFiles {
     };
   }
 
-  /** Rewrites run.json; each rewrite replaces the last whole, so a crash leaves the latest step that completed. */
-  async saveRecord(record: RunRecord): Promise<void> {
-    await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`);
+  /** Rewrites run.json, true once it is on disk; each rewrite replaces the last whole, so a crash leaves the latest step that completed. */
+  async saveRecord(record: RunRecord): Promise<boolean> {
+    return (await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`)) !== undefined;
   }
 }
 

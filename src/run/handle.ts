@@ -11,7 +11,7 @@ export interface RunHandle {
   readonly id: string;
   /** The record as it stands (a run on disk re-reads its journal). */
   current(): Promise<Readonly<RunRecord>>;
-  /** Resolves at the run's next step, or after `ms`, whichever comes first. */
+  /** Resolves at the run's next step since this handle's last `current()` (at once if it has come), or after `ms`. */
   nextChange(ms: number): Promise<void>;
   /** The record and the texts a result shows, each at most `maxChars` long. */
   view(maxChars: number): Promise<RunView>;
@@ -19,10 +19,15 @@ export interface RunHandle {
   cancel(reason: string): boolean;
   /** For a run of this process: settles when it has ended and its journal is written. */
   readonly settled?: Promise<void>;
+  /** For a run of this process: true once it has settled whole on disk, where it is found from then on. */
+  readonly onDisk?: boolean;
 }
 
-/** A run of this process. */
+/** A run of this process, as one reader sees it. */
 export class LiveHandle implements RunHandle {
+  /** The run's step count at this reader's last `current()`: a step since then is not waited for. */
+  private seen: number | undefined;
+
   constructor(readonly run: Run) {}
 
   get id(): string {
@@ -33,14 +38,19 @@ export class LiveHandle implements RunHandle {
     return this.run.settled;
   }
 
+  get onDisk(): boolean {
+    return this.run.onDisk;
+  }
+
   async current(): Promise<Readonly<RunRecord>> {
+    this.seen = this.run.version;
     return this.run.view().record;
   }
 
   nextChange(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    return Promise.race([this.run.nextChange(), elapsed]).finally(() => clearTimeout(timer));
+    return Promise.race([this.run.nextChange(this.seen), elapsed]).finally(() => clearTimeout(timer));
   }
 
   async view(): Promise<RunView> {

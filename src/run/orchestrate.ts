@@ -46,7 +46,7 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
     logOutcome(log, settled);
     if (settled.result.ok) return run.answered(index, settled.result.value, settled.ms);
     // Stopped by shutdown: left waiting, for the process that resumes the run to ask again.
-    if (run.stopped()?.status === 'interrupted') return;
+    if (run.stopped()?.status === 'interrupted') return run.leftWaiting(index);
     const { error } = settled.result;
     run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
   };

@@ -1,22 +1,21 @@
 import { setMaxListeners } from 'node:events';
-import path from 'node:path';
 import { monotonicNow } from '../clock.js';
-import type { Completion, TokenUsage } from '../openrouter/client.js';
-import { ChangeSignal } from './change-signal.js';
+import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
-import { candidateFile, type AnswerWriter, type RunFiles } from './files.js';
-import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
-import type { RunView } from './view.js';
-import type { ModelError, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
 import type { CandidateAnswer } from '../synthesis.js';
+import { ChangeSignal } from './change-signal.js';
+import { RunJournal } from './journal.js';
+import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
+import type { ModelError, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
 import type { RunRequest } from './request.js';
-import { sumUsage } from './usage.js';
+import { runTotals } from './usage.js';
+import type { RunView } from './view.js';
 
 /**
  * One run: the owner of its state, its journal and its waiters. It goes on until every
  * candidate has answered or failed and the synthesis is done, whatever happens to the calls
  * that wait on it; only `cancel` (a user's stop) or `interrupt` (shutdown) ends it early.
- * The orchestration that drives it is in orchestrate.ts.
+ * The orchestration that drives it is in orchestrate.ts, its files and journal in journal.ts.
  */
 export class Run {
   readonly id: string;
@@ -26,27 +25,23 @@ export class Run {
   private readonly answers: Map<number, string>;
   /** Reasoning of candidates that answered nothing else, by 0-based index. */
   private readonly reasonings = new Map<number, string>();
-  /** The answer files being written as the candidates' texts arrive, by 0-based index. */
-  private readonly writers = new Map<number, AnswerWriter>();
   private answer: string | undefined;
-  private readonly files: RunFiles | undefined;
+  private readonly journal: RunJournal;
   private readonly stopper = new AbortController();
   private readonly startedAt = monotonicNow();
   private readonly changes = new ChangeSignal();
-  /** Files being written, the candidates' and the synthesis': the run settles once they are on disk (or have failed). */
-  private readonly candidateSaves: Array<Promise<void>> = [];
-  private readonly synthesisSaves: Array<Promise<void>> = [];
-  /** Settles when the run has finished and its record is saved. */
+  /** Settles when the run has finished and its last journal entry is written (or could not be). */
   readonly settled: Promise<void>;
   private finished!: () => void;
+  private savedWhole = false;
 
   constructor(init: NewRun) {
     this.id = init.id;
     this.key = init.key;
     this.request = init.request;
-    this.files = init.files;
     this.answers = init.resumed?.answers ?? new Map();
     this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner) : freshRecord(init);
+    this.journal = new RunJournal(this.record, init.files);
     // Every upstream request of the run listens to this signal: no listener cap.
     setMaxListeners(0, this.stopper.signal);
     this.settled = new Promise((resolve) => (this.finished = resolve));
@@ -60,13 +55,23 @@ export class Run {
     return this.record.status;
   }
 
-  view(): RunView {
-    return { record: this.record, answer: this.answer, answers: this.answers, dir: this.files?.dir };
+  /** True once the run has ended with its journal and every text its results show on disk: it can be found there alone. */
+  get onDisk(): boolean {
+    return this.savedWhole;
   }
 
-  /** Resolves at the next change of the run's state. */
-  nextChange(): Promise<void> {
-    return this.changes.wait();
+  /** How many steps the run has taken: `nextChange(since)` resolves at once if it has taken one since. */
+  get version(): number {
+    return this.changes.version;
+  }
+
+  view(): RunView {
+    return { record: this.record, answer: this.answer, answers: this.answers, dir: this.journal.dir };
+  }
+
+  /** Resolves at the next change of the run's state after the reader's `since` (default: now). */
+  nextChange(since?: number): Promise<void> {
+    return this.changes.wait(since);
   }
 
   /** A user's stop: every upstream request of the run is aborted, and nothing more is billed. */
@@ -84,8 +89,8 @@ export class Run {
   }
 
   /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
-  started(): Promise<void> {
-    return this.saveRecord();
+  started(): Promise<boolean> {
+    return this.journal.save();
   }
 
   /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
@@ -101,48 +106,40 @@ export class Run {
     const inputs = this.record.candidates.flatMap((candidate) => {
       const index = candidate.index - 1;
       const answer = this.answers.get(index);
-      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, chars: candidate.chars, file: this.path(candidate.file) }];
+      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, chars: candidate.chars, file: this.journal.path(candidate.file) }];
       const reasoning = this.reasonings.get(index);
       if (candidate.status !== 'failed' || reasoning === undefined) return [];
-      return [{ model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: this.path(candidate.reasoning_file) }];
+      return [{ model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: this.journal.path(candidate.reasoning_file) }];
     });
     return { answered: this.answers.size, inputs };
   }
 
-  /**
-   * Where a candidate's text goes as it arrives: its answer file, so that only the first
-   * `keepChars` characters are held in memory. None when runs are not saved: then the
-   * whole answer stays in memory, the only place it is.
-   */
+  /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */
   answerSink(index: number, keepChars: number): ContentSink | undefined {
-    const writer = this.files?.writer(candidateFile(this.record.candidates[index]!));
-    if (!writer) return undefined;
-    this.writers.set(index, writer);
-    return { keepChars, write: (piece) => writer.write(piece) };
+    return this.journal.answerSink(index, keepChars);
   }
 
   /** A candidate answered: its answer (or its start) is kept for synthesis, and the journal notes its file once whole. */
   answered(index: number, completion: Completion, ms: number): void {
     this.answers.set(index, completion.content);
     this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms);
-    // The answer streamed into its file as it came (see answerSink): the file is whole now.
-    const writer = this.writers.get(index);
-    const noteFile = (file: string) => {
-      const current = this.record.candidates[index];
-      if (current?.status === 'answered') current.file = file;
-    };
-    if (writer) this.candidateSaves.push(writer.finish().then((file) => this.noted(file, noteFile)));
-    this.saveReasoning(index, completion.reasoning);
+    this.journal.answerWhole(index);
+    this.journal.saveReasoning(index, completion.reasoning);
     // The journal follows once the answer's file is on disk, naming it.
     this.step(false);
+  }
+
+  /** Shutdown stopped a candidate: it stays waiting, for the process that resumes the run, and its partial file goes. */
+  leftWaiting(index: number): void {
+    this.journal.answerDropped(index);
   }
 
   /** A candidate failed; reasoning it sent without an answer is kept, for the synthesizer and the folder. */
   failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): void {
     this.record.candidates[index] = failedCandidate(this.record.candidates[index]!, error, ms);
     if (reasoning) this.reasonings.set(index, reasoning);
-    void this.writers.get(index)?.discard();
-    this.saveReasoning(index, reasoning);
+    this.journal.answerDropped(index);
+    this.journal.saveReasoning(index, reasoning);
     this.step(true);
   }
 
@@ -160,8 +157,7 @@ export class Run {
     if (attempt.status === 'answered' && completion) {
       this.answer = completion.content;
       synthesis.status = 'answered';
-      this.saveThenNote(this.synthesisSaves, 'final.md', completion.content, (file) => (synthesis.file = file));
-      if (completion.reasoning) this.saveThenNote(this.synthesisSaves, 'synthesis.reasoning.md', completion.reasoning, () => undefined);
+      this.journal.saveSynthesis(completion.content, completion.reasoning);
     }
     // An answer is journaled once final.md is on disk, naming it; a failure at once.
     this.step(attempt.status === 'failed');
@@ -180,7 +176,7 @@ export class Run {
    * files were written long before, as each answered.
    */
   async finish(status: RunStatus): Promise<void> {
-    await Promise.all(this.candidateSaves);
+    await this.journal.candidatesSaved();
     const { record } = this;
     if (status === 'candidates_only') record.synthesis.status = 'failed';
     record.status = status;
@@ -189,10 +185,10 @@ export class Run {
     // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
     if (this.answer !== undefined) this.answers.clear();
     this.reasonings.clear();
-    record.totals = this.totals();
+    record.totals = runTotals(record);
     this.step(false);
-    await Promise.all(this.synthesisSaves);
-    await this.saveRecord();
+    await this.journal.synthesisSaved();
+    this.savedWhole = (await this.journal.save()) && this.journal.textsNamed(this.answer !== undefined);
     this.finished();
   }
 
@@ -200,46 +196,9 @@ export class Run {
     if (!this.record.warnings.includes(message)) this.record.warnings.push(message);
   }
 
-  totals(): TokenUsage {
-    const candidates = this.record.candidates.map((candidate) => (candidate.status === 'answered' ? candidate.usage : undefined));
-    const synthesis = this.record.synthesis.attempts.map((attempt) => (attempt.status === 'answered' ? attempt.usage : undefined));
-    return sumUsage([...candidates, ...synthesis]);
-  }
-
-  /** Writes a file, then notes its name and rewrites the journal, so the journal never names a file that is not there. */
-  private saveThenNote(saves: Array<Promise<void>>, name: string, text: string, note: (file: string) => void): void {
-    const saving = this.files?.save(name, text).then((file) => this.noted(file, note));
-    if (saving) saves.push(saving);
-  }
-
-  /** A file is on disk (or failed, and is undefined): the journal notes it. */
-  private noted(file: string | undefined, note: (file: string) => void): void {
-    if (file) note(file);
-    void this.saveRecord();
-  }
-
-  private saveReasoning(index: number, reasoning: string | undefined): void {
-    const candidate = this.record.candidates[index]!;
-    if (!reasoning) return;
-    this.saveThenNote(this.candidateSaves, candidateFile(candidate, '.reasoning.md'), reasoning, (file) => {
-      const current = this.record.candidates[index];
-      if (current) current.reasoning_file = file;
-    });
-  }
-
-  private saveRecord(): Promise<void> {
-    this.record.updated_at = new Date().toISOString();
-    this.record.totals = this.totals();
-    return this.files?.saveRecord(this.record) ?? Promise.resolve();
-  }
-
-  private path(file: string | undefined): string | undefined {
-    return file && this.files?.dir && path.join(this.files.dir, file);
-  }
-
   /** Every step wakes whoever waits on the run; `journal` rewrites run.json now (or the step's file save will). */
   private step(journal: boolean): void {
-    if (journal) void this.saveRecord();
+    if (journal) void this.journal.save();
     this.changes.notify();
   }
 }

@@ -4,7 +4,7 @@ import { isRunId, type RunFolder, type RunStore } from '../run-store.js';
 import { RunFiles } from './files.js';
 import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';
-import { currentOwner, ownerAlive } from './owner.js';
+import { currentOwner, ownerAlive, runningHere } from './owner.js';
 import { FINISHED, type Owner, type RunRecord } from './record.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
@@ -40,7 +40,11 @@ export type Joined = 'new' | 'attached' | 'resumed';
  */
 export class Runs {
   readonly owner: Owner;
+  /** This process's runs while they run, and after as long as they are not whole on disk. */
   private readonly live = new Map<string, Run>();
+  /** Runs that have not settled yet: shutdown waits for them. */
+  private readonly unsettled = new Set<Run>();
+  /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
   private readonly starting = new Map<string, Promise<{ handle: RunHandle; joined: Joined }>>();
@@ -101,11 +105,7 @@ export class Runs {
 
   /** Settles when every run of this process has finished and written its journal. */
   async idle(): Promise<void> {
-    let count: number;
-    do {
-      count = this.live.size;
-      await Promise.all([...this.live.values()].map((run) => run.settled));
-    } while (this.live.size > count);
+    while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
   }
 
   /** The run this request already has: running or recently finished (joined), or interrupted (resumed now). */
@@ -113,9 +113,11 @@ export class Runs {
     const liveId = this.latestByKey.get(key);
     const run = liveId ? this.live.get(liveId) : undefined;
     if (run && this.reusable(run.view().record)) return { handle: new LiveHandle(run), joined: 'attached' };
-    const storedId = await this.options.store?.readIndex(key).catch(() => undefined);
-    if (!storedId || storedId === liveId) return undefined;
-    const stored = await this.find(storedId.trim());
+    // The index names the request's newest run of any process; this process's last one (found
+    // on disk once it has ended) stands in when the index cannot be read.
+    const storedId = (await this.options.store?.readIndex(key).catch(() => undefined))?.trim() || (run ? undefined : liveId);
+    if (!storedId || storedId === run?.id) return undefined;
+    const stored = await this.find(storedId);
     const record = await stored?.current();
     if (!stored || !record || record.request_key !== key) return undefined;
     if (this.reusable(record)) return { handle: stored, joined: 'attached' };
@@ -137,7 +139,7 @@ export class Runs {
    * claim file first does it; the other waits on it like any other process's run.
    */
   private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined }> {
-    if (!(await this.claim(stored.folder, record.resumes + 1))) return { handle: stored, joined: 'attached' };
+    if (!(await this.claim(stored, record.resumes + 1))) return { handle: stored, joined: 'attached' };
     const view = await stored.view(this.options.deps.keepChars);
     const candidates = view.record.candidates.map((candidate, i) =>
       candidate.status === 'answered' && !view.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
@@ -155,13 +157,13 @@ export class Runs {
    * Claims the right to resume a run, once per generation. A claim whose process died before
    * it resumed the run (it would have written the journal) does not block the next claimant.
    */
-  private async claim(folder: RunFolder, generation: number): Promise<boolean> {
+  private async claim({ id, folder }: StoredRun, generation: number): Promise<boolean> {
     for (let attempt = 1; attempt <= MAX_CLAIMS; attempt++) {
       const name = `resume-${generation}-${attempt}.claim`;
       const claim = { owner: this.owner, at: new Date().toISOString() };
       if (await folder.createExclusive(name, `${JSON.stringify(claim)}\n`).catch(() => false)) return true;
       const earlier = parseClaim(await folder.read(name, 4096).catch(() => undefined));
-      if (!earlier || ownerAlive({ owner: earlier.owner, updated_at: earlier.at }, this.owner)) return false;
+      if (!earlier || ownerAlive({ run_id: id, owner: earlier.owner, updated_at: earlier.at }, this.owner)) return false;
     }
     return false;
   }
@@ -188,9 +190,11 @@ export class Runs {
     });
   }
 
-  /** Starts the run and remembers it for its request while it runs (and, unsaved, a while after). */
+  /** Starts the run and remembers it for its request while it runs and a while after. */
   private launch(run: Run): Run {
     this.live.set(run.id, run);
+    this.unsettled.add(run);
+    runningHere(run.id, run.settled);
     this.latestByKey.set(run.key, run.id);
     // Another process that finds the run by its request must find its journal too.
     void run
@@ -200,18 +204,21 @@ export class Runs {
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
-    // A saved run is found on disk once it ends; one that is not saved lives here while it can be reused.
+    // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
+    // failed it) lives here while it can be reused. The timer holds its id, not the run.
     void run.settled.then(() => {
-      if (this.options.store) this.forget(run);
-      else setTimeout(() => this.forget(run), REUSE_MS).unref();
+      this.unsettled.delete(run);
+      if (run.onDisk) this.live.delete(run.id);
+      const { id, key } = run;
+      setTimeout(() => this.forget(id, key), REUSE_MS).unref();
     });
     for (const listener of this.startListeners) listener();
     return run;
   }
 
-  private forget(run: Run): void {
-    this.live.delete(run.id);
-    if (this.latestByKey.get(run.key) === run.id) this.latestByKey.delete(run.key);
+  private forget(id: string, key: string): void {
+    this.live.delete(id);
+    if (this.latestByKey.get(key) === id) this.latestByKey.delete(key);
   }
 }
 
