@@ -3,7 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
+import type { LiveHandle, RunHandle } from '../src/run/handle.js';
+import { StoredRun } from '../src/run/stored.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { collected } from './support/gc.js';
 import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
@@ -231,6 +234,20 @@ describe('cancellation', () => {
     const { data } = await getRun(second, { run_id: record!.run_id });
     expect(data).toMatchObject({ status: 'complete', answer: 'synthesis for gone' });
     expect(requests('gone/synth')).toBe(1);
+  });
+});
+
+describe('memory', () => {
+  it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
+    const harness = await start(slowThird('held', 10));
+    const { config } = harness;
+    let handle: RunHandle | undefined = (await harness.app.runs.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 })).handle;
+    const id = handle.id;
+    const run = new WeakRef((handle as LiveHandle).run);
+    await handle.settled;
+    handle = undefined;
+    expect(await harness.app.runs.find(id)).toBeInstanceOf(StoredRun);
+    expect(await collected(run)).toBe(true);
   });
 });
 

@@ -1,7 +1,9 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
+import type { LiveHandle } from '../src/run/handle.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { collected } from './support/gc.js';
 import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
@@ -56,6 +58,20 @@ describe('process_prompt as a task', () => {
     expect((await harness.client.experimental.tasks.getTask(created.task!.taskId)).status).toBe('completed');
     const { tasks } = await harness.client.experimental.tasks.listTasks();
     expect(tasks.map((task) => task.taskId)).toEqual([created.task!.taskId]);
+  });
+
+  it('lets go of its run once the run is on disk, and still answers for it from there', async () => {
+    const harness = await start('let-go', 300);
+    let run: WeakRef<object> | undefined;
+    const messages = await runAsTask(harness, { prompt: 'q' }, (message) => {
+      if (message.type === 'taskCreated') void harness.app.runs.find(message.task!.taskId).then((handle) => (run = new WeakRef((handle as LiveHandle).run)));
+    });
+    const taskId = messages.find((m) => m.type === 'taskCreated')!.task!.taskId;
+    await harness.app.runs.idle();
+    expect(await collected(run!)).toBe(true);
+    expect((await harness.client.experimental.tasks.getTask(taskId)).status).toBe('completed');
+    const result = (await harness.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'complete', answer: 'synthesis for let-go' });
   });
 
   it('stops the run and its upstream requests when the client cancels the task', async () => {

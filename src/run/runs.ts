@@ -205,15 +205,19 @@ export class Runs {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
     // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
-    // failed it) lives here while it can be reused. The timer holds its id, not the run.
+    // failed it) lives here while it can be reused.
     void run.settled.then(() => {
       this.unsettled.delete(run);
       if (run.onDisk) this.live.delete(run.id);
-      const { id, key } = run;
-      setTimeout(() => this.forget(id, key), REUSE_MS).unref();
+      this.forgetLater(run.id, run.key);
     });
     for (const listener of this.startListeners) listener();
     return run;
+  }
+
+  /** Its own function, so that the timer's closure holds the id and key, and not the run (as a closure in `launch` would). */
+  private forgetLater(id: string, key: string): void {
+    setTimeout(() => this.forget(id, key), REUSE_MS).unref();
   }
 
   private forget(id: string, key: string): void {
