@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
-import type { LiveHandle, RunHandle } from '../src/run/handle.js';
+import type { LiveHandle } from '../src/run/handle.js';
 import { StoredRun } from '../src/run/stored.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
@@ -237,13 +237,27 @@ describe('cancellation', () => {
   });
 });
 
+describe('the same request twice at the same moment', () => {
+  it('starts one run, and gives the second caller a reader of its own (a reader remembers the steps it has seen)', async () => {
+    const harness = await start(slowThird('at-once', 20));
+    const { config } = harness;
+    const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 };
+    const [first, second] = await Promise.all([harness.app.runs.start(request), harness.app.runs.start(request)]);
+    expect([first.joined, second.joined]).toEqual(['new', 'attached']);
+    expect(second.handle.id).toBe(first.handle.id);
+    expect(second.handle).not.toBe(first.handle);
+    await harness.app.runs.idle();
+    expect(requests('at-once/one')).toBe(1);
+  });
+});
+
 describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
     const { config } = harness;
-    let handle: RunHandle | undefined = (await harness.app.runs.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 })).handle;
+    let handle: LiveHandle | undefined = (await harness.app.runs.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 })).handle as LiveHandle;
     const id = handle.id;
-    const run = new WeakRef((handle as LiveHandle).run);
+    const run = new WeakRef(handle.run);
     await handle.settled;
     handle = undefined;
     expect(await harness.app.runs.find(id)).toBeInstanceOf(StoredRun);
@@ -397,5 +411,26 @@ describe('an interrupted run', () => {
     expect(text.split('\n')[0]).toBe(
       'Interrupted: the server stopped during this run, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
     );
+  });
+
+  it('is reused, not paid again, when its process died after saving the synthesis but before the last journal entry', async () => {
+    const outputDir = await tempDir();
+    const env = slowThird('last-entry', 20);
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q' });
+    expect(data!.status).toBe('complete');
+    await first.app.runs.idle();
+    // What a kill -9 (or a failed write) between final.md's entry and the last one leaves.
+    const journalFile = path.join(data!.run_folder!, 'run.json');
+    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
+    expect(journal.synthesis.file).toBe('final.md');
+    Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: 2 ** 22 + 1, instance: 'gone' }, finished_at: undefined });
+    await writeFile(journalFile, JSON.stringify(journal));
+    const before = ['one', 'two', 'three', 'synth'].map((name) => requests(`last-entry/${name}`));
+    const second = await start(env, { outputDir });
+    const { text, data: again } = await processPrompt(second, { prompt: 'q' });
+    expect(again).toMatchObject({ run_id: data!.run_id, status: 'complete', joined: 'attached', answer: 'synthesis for last-entry' });
+    expect(text).toContain("Warning: The run's last journal entry was never written");
+    expect(['one', 'two', 'three', 'synth'].map((name) => requests(`last-entry/${name}`))).toEqual(before);
   });
 });

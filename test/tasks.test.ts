@@ -122,4 +122,22 @@ describe('process_prompt as a task', () => {
     await expect(other.client.experimental.tasks.cancelTask(data!.run_id)).rejects.toThrow(/another server process/);
     await expect((await owner.app.runs.find(data!.run_id))!.current()).resolves.toMatchObject({ status: 'running' });
   });
+
+  it('follows, and can cancel, a run that another process ran when the task was first asked for and this one has resumed since', async () => {
+    const outputDir = await tempDir();
+    const owner = await start('taken-over', 5000, { outputDir });
+    const { data } = await callTool(owner, 'process_prompt', { prompt: 'q' });
+    const other = await start('taken-over', 5000, { outputDir });
+    expect(await other.client.experimental.tasks.getTask(data!.run_id)).toMatchObject({ status: 'working' });
+    await owner.app.runs.interruptAll();
+    const finished = runAsTask(other, { prompt: 'q' });
+    await waitFor(() => fake.requestsFor('taken-over/two').length === 2);
+    expect(await other.client.experimental.tasks.getTask(data!.run_id)).toMatchObject({ status: 'working' });
+    const abortedBefore = fake.aborted;
+    expect((await other.client.experimental.tasks.cancelTask(data!.run_id)).status).toBe('cancelled');
+    await waitFor(() => fake.aborted === abortedBefore + 1);
+    await finished.catch(() => undefined);
+    expect(fake.requestsFor('taken-over/one')).toHaveLength(1);
+    expect(fake.requestsFor('taken-over/synth')).toHaveLength(0);
+  });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { headline } from '../present/headline.js';
-import type { RunHandle } from '../run/handle.js';
+import { LiveHandle, type RunHandle } from '../run/handle.js';
 import type { RunRecord } from '../run/record.js';
 import type { Runs } from '../run/runs.js';
 
@@ -16,8 +16,11 @@ const SETTLE_MS = 3000;
 
 interface Entry {
   task: Task;
-  /** The run, held while it runs; once it is whole on disk it is looked up by id instead. */
-  handle: RunHandle | undefined;
+  /**
+   * This process's run, held while it runs. Any other run (another process's, or one whole on
+   * disk) is looked up by id each time, since this process may take it over (resume it).
+   */
+  handle: LiveHandle | undefined;
   /** A plain call's own result: the SDK runs a plain call to a task tool through a task of its own. */
   result?: Result;
   plain: boolean;
@@ -47,7 +50,7 @@ export class RunTaskStore implements TaskStore {
     if (existing?.task.status === 'working') return existing.task;
     const now = new Date().toISOString();
     const task: Task = { taskId, status: 'working', ttl: Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS), createdAt: now, lastUpdatedAt: now, pollInterval: POLL_INTERVAL_MS };
-    this.add({ task, handle, plain });
+    this.add({ task, handle: held(handle), plain });
     return task;
   }
 
@@ -90,7 +93,8 @@ export class RunTaskStore implements TaskStore {
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     const entry = await this.entry(taskId);
     if (!entry) return;
-    if (status === 'cancelled' && entry.handle && !entry.handle.cancel('cancelled by the client (tasks/cancel)')) {
+    const handle = status === 'cancelled' ? await this.handleOf(entry) : undefined;
+    if (handle && !handle.cancel('cancelled by the client (tasks/cancel)')) {
       throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} belongs to another server process; it can only be stopped there.`);
     }
     Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
@@ -111,19 +115,20 @@ export class RunTaskStore implements TaskStore {
     if (!handle) return undefined;
     const record = await handle.current();
     const task: Task = { taskId, status: 'working', ttl: DEFAULT_TTL_MS, createdAt: record.started_at, lastUpdatedAt: record.updated_at, pollInterval: POLL_INTERVAL_MS };
-    return this.add({ task, handle, plain: false });
+    return this.add({ task, handle: held(handle), plain: false });
   }
 
   private add(entry: Entry): Entry {
     this.entries.set(entry.task.taskId, entry);
-    // A task of this process's run is forgotten its ttl after the run ends, whoever asks, and
-    // lets go of the run once it is on disk; a plain call's is forgotten once its result is read.
-    if (!entry.plain) {
-      void entry.handle?.settled?.then(() => {
-        this.expire(entry);
-        if (entry.handle?.onDisk) entry.handle = undefined;
-      });
-    }
+    // A plain call's task is forgotten once its result is read. Any other is forgotten its ttl
+    // after its run ends, if this process runs it (and lets go of the run once it is on disk),
+    // or else after it is first asked for: it is made again from the run if asked for later.
+    if (entry.plain) return entry;
+    if (!entry.handle) this.expire(entry);
+    void entry.handle?.settled.then(() => {
+      this.expire(entry);
+      if (entry.handle?.onDisk) entry.handle = undefined;
+    });
     return entry;
   }
 
@@ -146,6 +151,11 @@ export class RunTaskStore implements TaskStore {
     };
     setTimeout(forget, entry.task.ttl ?? DEFAULT_TTL_MS).unref();
   }
+}
+
+/** Only this process's own run is held. */
+function held(handle: RunHandle | undefined): LiveHandle | undefined {
+  return handle instanceof LiveHandle ? handle : undefined;
 }
 
 function taskStatus(record: Readonly<RunRecord>): Task['status'] {

@@ -17,10 +17,6 @@ export interface RunHandle {
   view(maxChars: number): Promise<RunView>;
   /** A user's stop. False when this process cannot stop the run (another process runs it). */
   cancel(reason: string): boolean;
-  /** For a run of this process: settles when it has ended and its journal is written. */
-  readonly settled?: Promise<void>;
-  /** For a run of this process: true once it has settled whole on disk, where it is found from then on. */
-  readonly onDisk?: boolean;
 }
 
 /** A run of this process, as one reader sees it. */
@@ -34,10 +30,12 @@ export class LiveHandle implements RunHandle {
     return this.run.id;
   }
 
+  /** Settles when the run has ended and its journal is written. */
   get settled(): Promise<void> {
     return this.run.settled;
   }
 
+  /** True once the run has settled whole on disk, where it is found from then on. */
   get onDisk(): boolean {
     return this.run.onDisk;
   }

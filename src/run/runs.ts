@@ -57,9 +57,10 @@ export class Runs {
   async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
     const key = requestKey(request, this.options.upstream);
     if (fresh) return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
-    // The same request twice at the same moment: the second waits for the first's lookup, and joins its run.
+    // The same request twice at the same moment: the second waits for the first's lookup, and
+    // joins its run through a handle of its own (a handle remembers what its reader has seen).
     const starting = this.starting.get(key);
-    if (starting) return { handle: (await starting).handle, joined: 'attached' };
+    if (starting) return { handle: anotherReader((await starting).handle), joined: 'attached' };
     const started = this.joinOrResume(key, request).then((joined) => joined ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
     this.starting.set(key, started);
     try {
@@ -238,4 +239,8 @@ function parseClaim(text: string | undefined): { owner: Owner; at: string } | un
 /** The id of a run that is not saved: the same shape as a run folder's name. */
 function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/:/g, '-')}_${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
+}
+
+function anotherReader(handle: RunHandle): RunHandle {
+  return handle instanceof LiveHandle ? new LiveHandle(handle.run) : handle;
 }

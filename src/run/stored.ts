@@ -11,6 +11,8 @@ const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 /** How often a wait on another process's run reads its journal again. */
 const POLL_MS = 250;
 
+const LAST_ENTRY_LOST = "The run's last journal entry was never written (its server stopped, or the disk failed); the synthesis it had saved is shown.";
+
 const statuses = ['running', 'complete', 'partial', 'candidates_only', 'failed', 'cancelled', 'interrupted'] as const;
 
 /** Enough of run.json to trust the rest: our own writer made it, but a file on disk can be anything. */
@@ -107,10 +109,17 @@ export class StoredRun implements RunHandle {
     return false;
   }
 
-  /** The record with `interrupted` for a running one whose process is gone. */
+  /**
+   * The record with `interrupted` for a running one whose process is gone; or, when that
+   * process had saved the synthesis (only the journal's last entry is missing), the end it had
+   * reached, so that the same request reuses the run instead of asking everyone again.
+   */
   private effective(): RunRecord {
-    if (this.record.status !== 'running' || ownerAlive(this.record, this.self)) return this.record;
-    return { ...this.record, status: 'interrupted' };
+    const record = this.record;
+    if (record.status !== 'running' || ownerAlive(record, this.self)) return record;
+    if (record.synthesis.status !== 'answered' || !record.synthesis.file) return { ...record, status: 'interrupted' };
+    const status = record.candidates.every((candidate) => candidate.status === 'answered') ? 'complete' : 'partial';
+    return { ...record, status, warnings: [...record.warnings, LAST_ENTRY_LOST] };
   }
 
   private read(name: string, maxBytes: number): Promise<string | undefined> {
