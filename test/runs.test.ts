@@ -1,13 +1,14 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
 import type { LiveHandle } from '../src/run/handle.js';
+import type { Owner, RunRecord } from '../src/run/record.js';
 import { StoredRun } from '../src/run/stored.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
-import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
@@ -16,7 +17,7 @@ import { waitFor } from './support/wait.js';
  * only a user's stop ends a run, and an interrupted run is resumed.
  */
 let fake: FakeOpenRouter;
-const harnesses: Harness[] = [];
+const startClosedAfterEach = harnessesClosedAfterEach();
 
 beforeAll(async () => {
   fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
@@ -24,15 +25,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
-});
 
-async function start(env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> {
-  const harness = await startHarness(fake, env, options);
-  harnesses.push(harness);
-  return harness;
-}
+const start = (env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> => startClosedAfterEach(fake, env, options);
 
 /** Three candidates, the last one slow, and a synthesizer, all named after `prefix`. */
 function slowThird(prefix: string, thirdMs = 1500) {
@@ -58,6 +52,28 @@ async function collect(harness: Harness, runId: string, maxCalls = 10): Promise<
 }
 
 const requests = (model: string) => fake.requestsFor(model).length;
+
+/** A run stopped by its server's shutdown with two of its three candidates answered; `env` and `outputDir` start another server on it. */
+async function interruptedRun(prefix: string) {
+  const outputDir = await tempDir();
+  const env = { ...slowThird(prefix, 5000), PARALLEL_LLM_BUDGET_MS: '300' };
+  const first = await start(env, { outputDir });
+  const { data } = await processPrompt(first, { prompt: 'q' });
+  await first.app.runs.interruptAll();
+  return { outputDir, env, data: data! };
+}
+
+const readJournal = async (runFolder: string): Promise<RunRecord> => JSON.parse(await readFile(path.join(runFolder, 'run.json'), 'utf8'));
+
+/** Rewrites a run's journal as a crash or a failed write would leave it. */
+async function rewriteJournal(runFolder: string, change: (journal: RunRecord) => void): Promise<void> {
+  const journal = await readJournal(runFolder);
+  change(journal);
+  await writeFile(path.join(runFolder, 'run.json'), JSON.stringify(journal));
+}
+
+/** An owner whose process is gone. */
+const goneOwner = (journal: RunRecord): Owner => ({ ...journal.owner, pid: 2 ** 22 + 1, instance: 'gone' });
 
 describe('a call whose budget runs out', () => {
   it('returns running with the answers so far and who is still working, and get_run collects the one synthesis', async () => {
@@ -314,37 +330,28 @@ describe('get_run', () => {
 
 describe('an interrupted run', () => {
   it('is journaled as interrupted on shutdown, and the same request resumes it: only the models with no saved answer are asked', async () => {
-    const outputDir = await tempDir();
-    const env = { ...slowThird('resume', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
-    const first = await start(env, { outputDir });
-    const { data } = await processPrompt(first, { prompt: 'q' });
-    await first.app.runs.interruptAll();
-    const journal = JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
+    const { outputDir, env, data } = await interruptedRun('resume');
+    const journal = await readJournal(data.run_folder!);
     expect(journal.status).toBe('interrupted');
     expect(journal.candidates.map((c: { status: string }) => c.status)).toEqual(['answered', 'answered', 'waiting']);
 
     fake.on('resume/three', { answer: 'three, at last', delayMs: 20 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
-    const { data: seen } = await getRun(second, { run_id: data!.run_id, wait_seconds: 0 });
+    const { data: seen } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(seen!.status).toBe('interrupted');
     expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run.');
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
-    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
+    expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
     expect(['resume/one', 'resume/two', 'resume/three', 'resume/synth'].map(requests)).toEqual([1, 1, 2, 1]);
     expect(JSON.stringify(fake.requestsFor('resume/synth')[0]!.body)).toContain('one from resume');
-    const journalNow = async () => JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'));
-    await waitFor(async () => (await journalNow()).status === 'complete');
-    expect(await journalNow()).toMatchObject({ resumes: 1 });
+    await waitFor(async () => (await readJournal(data.run_folder!)).status === 'complete');
+    expect(await readJournal(data.run_folder!)).toMatchObject({ resumes: 1 });
   });
 
   it('is resumed even when a process that claimed it died before resuming it', async () => {
-    const outputDir = await tempDir();
-    const env = { ...slowThird('claimed', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
-    const first = await start(env, { outputDir });
-    const { data } = await processPrompt(first, { prompt: 'q' });
-    await first.app.runs.interruptAll();
+    const { outputDir, env, data } = await interruptedRun('claimed');
     const dead = { owner: { pid: 2 ** 22 + 3, host: os.hostname(), instance: 'dead' }, at: new Date().toISOString() };
-    await writeFile(path.join(data!.run_folder!, 'resume-1-1.claim'), JSON.stringify(dead));
+    await writeFile(path.join(data.run_folder!, 'resume-1-1.claim'), JSON.stringify(dead));
     fake.on('claimed/three', { answer: 'three', delayMs: 10 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
@@ -352,12 +359,8 @@ describe('an interrupted run', () => {
   });
 
   it('asks again, on resume, a model whose saved answer cannot be read back', async () => {
-    const outputDir = await tempDir();
-    const env = { ...slowThird('unreadable', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
-    const first = await start(env, { outputDir });
-    const { data } = await processPrompt(first, { prompt: 'q' });
-    await first.app.runs.interruptAll();
-    await rm(path.join(data!.run_folder!, 'candidate-1_unreadable_one.md'));
+    const { outputDir, env, data } = await interruptedRun('unreadable');
+    await rm(path.join(data.run_folder!, 'candidate-1_unreadable_one.md'));
     fake.on('unreadable/three', { answer: 'three', delayMs: 10 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { text, data: resumed } = await processPrompt(second, { prompt: 'q' });
@@ -367,17 +370,12 @@ describe('an interrupted run', () => {
   });
 
   it('reads as interrupted when its journal has not moved for an hour, though a process has its pid', async () => {
-    const outputDir = await tempDir();
-    const env = { ...slowThird('stale', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
-    const first = await start(env, { outputDir });
-    const { data } = await processPrompt(first, { prompt: 'q' });
-    await first.app.runs.interruptAll();
-    const journalFile = path.join(data!.run_folder!, 'run.json');
-    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
-    Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: process.ppid, instance: 'reused' }, updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString() });
-    await writeFile(journalFile, JSON.stringify(journal));
+    const { outputDir, env, data } = await interruptedRun('stale');
+    await rewriteJournal(data.run_folder!, (journal) =>
+      Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: process.ppid, instance: 'reused' }, updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString() }),
+    );
     const second = await start(env, { outputDir });
-    expect((await getRun(second, { run_id: data!.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
+    expect((await getRun(second, { run_id: data.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
   });
 
   it('reads as interrupted when this process ran it and its last journal entry was lost', async () => {
@@ -385,27 +383,20 @@ describe('an interrupted run', () => {
     const { data } = await processPrompt(harness, { prompt: 'q' });
     await harness.app.runs.interruptAll();
     // The journal as a failed last write leaves it: running, owned by this very process.
-    const journalFile = path.join(data!.run_folder!, 'run.json');
-    await writeFile(journalFile, JSON.stringify({ ...JSON.parse(await readFile(journalFile, 'utf8')), status: 'running' }));
+    await rewriteJournal(data!.run_folder!, (journal) => (journal.status = 'running'));
     expect((await getRun(harness, { run_id: data!.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
   });
 
   it('reads as interrupted once its process is gone, counting an answer saved after the last journal entry', async () => {
-    const outputDir = await tempDir();
-    const env = { ...slowThird('killed', 5000), PARALLEL_LLM_BUDGET_MS: '300' };
-    const first = await start(env, { outputDir });
-    const { data } = await processPrompt(first, { prompt: 'q' });
-    await first.app.runs.interruptAll();
+    const { outputDir, env, data } = await interruptedRun('killed');
     // What a kill -9 leaves: the journal still says running, owned by a process that is gone,
     // and an answer on disk that the journal never noted.
-    const journalFile = path.join(data!.run_folder!, 'run.json');
-    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
-    journal.status = 'running';
-    journal.owner = { ...journal.owner, pid: 2 ** 22 + 1, instance: 'gone' };
-    journal.candidates[1] = { index: 2, model: 'killed/two', status: 'waiting' };
-    await writeFile(journalFile, JSON.stringify(journal));
+    await rewriteJournal(data.run_folder!, (journal) => {
+      Object.assign(journal, { status: 'running', owner: goneOwner(journal) });
+      journal.candidates[1] = { index: 2, model: 'killed/two', status: 'waiting' };
+    });
     const second = await start(env, { outputDir });
-    const { text, data: seen } = await getRun(second, { run_id: data!.run_id, wait_seconds: 0 });
+    const { text, data: seen } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(seen!.status).toBe('interrupted');
     expect(seen!.models.map((m) => m.status)).toEqual(['answered', 'answered', 'interrupted']);
     expect(text.split('\n')[0]).toBe(
@@ -421,11 +412,8 @@ describe('an interrupted run', () => {
     expect(data!.status).toBe('complete');
     await first.app.runs.idle();
     // What a kill -9 (or a failed write) between final.md's entry and the last one leaves.
-    const journalFile = path.join(data!.run_folder!, 'run.json');
-    const journal = JSON.parse(await readFile(journalFile, 'utf8'));
-    expect(journal.synthesis.file).toBe('final.md');
-    Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: 2 ** 22 + 1, instance: 'gone' }, finished_at: undefined });
-    await writeFile(journalFile, JSON.stringify(journal));
+    expect((await readJournal(data!.run_folder!)).synthesis.file).toBe('final.md');
+    await rewriteJournal(data!.run_folder!, (journal) => Object.assign(journal, { status: 'running', owner: goneOwner(journal), finished_at: undefined }));
     const before = ['one', 'two', 'three', 'synth'].map((name) => requests(`last-entry/${name}`));
     const second = await start(env, { outputDir });
     const { text, data: again } = await processPrompt(second, { prompt: 'q' });

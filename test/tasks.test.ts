@@ -1,24 +1,21 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
 import type { LiveHandle } from '../src/run/handle.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
-import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /** MCP tasks (2025-11-25): a task-capable client runs process_prompt as a task it can poll, fetch and cancel. */
 let fake: FakeOpenRouter;
-const harnesses: Harness[] = [];
+const startClosedAfterEach = harnessesClosedAfterEach();
 
 beforeAll(async () => {
   fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 });
 afterAll(async () => {
   await fake.close();
-});
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
 });
 
 async function start(prefix: string, slowMs: number, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> {
@@ -27,8 +24,7 @@ async function start(prefix: string, slowMs: number, options: Parameters<typeof 
   fake.on(`${prefix}/synth`, { answer: `synthesis for ${prefix}` });
   // A short budget: a task must not be bound by it.
   const env = { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth`, PARALLEL_LLM_BUDGET_MS: '200' };
-  const harness = await startHarness(fake, env, options);
-  harnesses.push(harness);
+  const harness = await startClosedAfterEach(fake, env, options);
   await harness.client.listTools();
   return harness;
 }

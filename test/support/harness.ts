@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { StructuredResult } from '../../src/mcp/output-schema.js';
 import { createServer, type ParallelLlmServer } from '../../src/server.js';
@@ -64,6 +65,19 @@ export async function startHarness(
       await client.close();
       await upstream.close();
     },
+  };
+}
+
+/** For a test file: starts harnesses as `startHarness` does, and closes each one after its test. */
+export function harnessesClosedAfterEach(): typeof startHarness {
+  const open: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((harness) => harness.close()));
+  });
+  return async (...args) => {
+    const harness = await startHarness(...args);
+    open.push(harness);
+    return harness;
   };
 }
 
