@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { Deadline } from '../clock.js';
 import { headline } from '../present/headline.js';
 import { LiveHandle, type RunHandle } from '../run/handle.js';
 import type { RunRecord } from '../run/record.js';
@@ -86,7 +87,7 @@ export class RunTaskStore implements TaskStore {
     const handle = await this.handleOf(entry);
     if (!handle) throw new McpError(ErrorCode.InternalError, `Run ${taskId} can no longer be read: its folder is gone or unreadable.`);
     // Just cancelled: the run is stopping its requests; its result says so once it has.
-    for (const until = Date.now() + SETTLE_MS; (await handle.current()).status === 'running' && Date.now() < until; ) await handle.nextChange(250);
+    for (const deadline = Deadline.after(SETTLE_MS); (await handle.current()).status === 'running' && deadline.msLeft() > 0; ) await handle.nextChange(250);
     return this.present(handle);
   }
 

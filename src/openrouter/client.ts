@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { z } from 'zod';
+import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
@@ -54,15 +54,6 @@ const ATTRIBUTION = {
 
 type AbortCause = 'timeout' | 'idle' | 'cancelled';
 
-/** When a call must be over (on the monotonic clock), and the limit it was given (for the message). */
-interface Deadline {
-  at: number;
-  limitMs: number;
-}
-
-const deadlineIn = (limitMs: number): Deadline => ({ at: performance.now() + limitMs, limitMs });
-const msLeft = (deadline: Deadline) => deadline.at - performance.now();
-
 export class OpenRouterClient {
   readonly baseUrl: string;
   private readonly retry: RetryPolicy;
@@ -105,7 +96,7 @@ export class OpenRouterClient {
 
   /** One chat completion, streamed, retried where that is safe. Throws UpstreamError. */
   async complete(chat: ChatRequest, options: CallOptions = {}): Promise<Completion> {
-    const deadline = deadlineIn(options.timeoutMs ?? this.options.timeoutMs);
+    const deadline = Deadline.after(options.timeoutMs ?? this.options.timeoutMs);
     const log = this.options.logger.child({ model: chat.model });
     let retryOf: string | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -117,7 +108,7 @@ export class OpenRouterClient {
         return { ...completion, attempts: attempt };
       } catch (caught) {
         const error = caught as UpstreamError;
-        const delay = retryDelayMs({ error, attempt, contentStarted: state.contentStarted, msLeft: msLeft(deadline), policy: this.retry });
+        const delay = retryDelayMs({ error, attempt, contentStarted: state.contentStarted, msLeft: deadline.msLeft(), policy: this.retry });
         if (delay === undefined) throw error;
         log.warn({ attemptId, attempt, kind: error.kind, status: error.status, delayMs: delay }, `retrying: ${error.message}`);
         retryOf = attemptId;
@@ -175,7 +166,7 @@ export class OpenRouterClient {
 
   /** GET `path` under the base URL as JSON of the given shape (for `doctor`'s endpoints). Throws UpstreamError. */
   async getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
-    const deadline = deadlineIn(Math.min(this.options.timeoutMs, 30_000));
+    const deadline = Deadline.after(Math.min(this.options.timeoutMs, 30_000));
     const { agent, request } = await this.pool();
     return this.withLimits(deadline, signal, async (abortSignal) => {
       const response = await request(`${this.baseUrl}${path}`, {
@@ -212,7 +203,7 @@ export class OpenRouterClient {
       controller.abort();
     };
     const onCancel = () => abort('cancelled');
-    const deadlineTimer = setTimeout(() => abort('timeout'), Math.max(0, msLeft(deadline)));
+    const deadlineTimer = setTimeout(() => abort('timeout'), deadline.msLeft());
     const idleTimer = setTimeout(() => abort('idle'), this.options.idleTimeoutMs);
     signal?.addEventListener('abort', onCancel, { once: true });
     if (signal?.aborted) onCancel();
@@ -229,7 +220,7 @@ export class OpenRouterClient {
 
   private classify(caught: unknown, cause: AbortCause | undefined, deadline: Deadline): UpstreamError {
     if (cause === 'cancelled') return cancelledError();
-    if (cause === 'timeout') return deadlineError(deadline.limitMs);
+    if (cause === 'timeout') return deadlineError(deadline.ms);
     if (cause === 'idle') return idleError(this.options.idleTimeoutMs);
     if (caught instanceof UpstreamError) return caught;
     return networkError(caught, this.baseUrl);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Deadline } from '../clock.js';
 import type { RunFolder, RunStore } from '../run-store.js';
 import { candidateFile } from './files.js';
 import type { RunHandle } from './handle.js';
@@ -80,9 +81,9 @@ export class StoredRun implements RunHandle {
 
   async nextChange(ms: number): Promise<void> {
     const seen = this.record.updated_at;
-    const until = performance.now() + ms;
-    while (performance.now() < until && this.record.updated_at === seen && this.effective().status === 'running') {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, until - performance.now())));
+    const deadline = Deadline.after(ms);
+    while (deadline.msLeft() > 0 && this.record.updated_at === seen && this.effective().status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, deadline.msLeft())));
       await this.current();
     }
   }
