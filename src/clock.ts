@@ -18,8 +18,4 @@ export class Deadline {
   msLeft(): number {
     return Math.max(0, this.at - monotonicNow());
   }
-
-  elapsedMs(): number {
-    return Math.round(monotonicNow() - (this.at - this.ms));
-  }
 }

@@ -27,6 +27,11 @@ const MAX_INDEX_BYTES = 4096;
 
 export const isRunId = (id: string): boolean => RUN_ID.test(id);
 
+/** A new run id, known before its folder exists (and the name of a run that is not saved). */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
+}
+
 function checkName(name: string, pattern: RegExp, what: string): void {
   if (!pattern.test(name)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid ${what}: ${JSON.stringify(name.slice(0, 80))}`);
 }
@@ -56,12 +61,7 @@ export class RunStore {
     this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
   }
 
-  /** A new run id, known before its folder exists. */
-  newRunId(now = new Date()): string {
-    return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
-  }
-
-  async createRun(name = this.newRunId()): Promise<RunFolder> {
+  async createRun(name = newRunId()): Promise<RunFolder> {
     checkName(name, RUN_ID, 'run id');
     const folder = await this.disk.limit(`creating a run folder in ${this.rootDir}`, async (signal) => {
       await this.prepare(signal);

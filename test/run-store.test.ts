@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunStore, isRunId, type RunFolder } from '../src/run-store.js';
+import { RunStore, isRunId, newRunId, type RunFolder } from '../src/run-store.js';
 import type { StructuredResult } from '../src/mcp/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { startHarness, tempDir } from './support/harness.js';
@@ -96,7 +96,7 @@ describe('RunStore: run folders, files and the index', () => {
   it('creates private, time-named run folders (0700) in a missing output folder it creates 0700', async () => {
     const root = path.join(await tempDir(), 'a', 'b', 'runs');
     const store = new RunStore(root);
-    const folder = await store.createRun(store.newRunId(new Date('2026-11-21T13:34:26.123Z')));
+    const folder = await store.createRun(newRunId(new Date('2026-11-21T13:34:26.123Z')));
     expect(folder.name).toMatch(/^2026-11-21T13-34-26\.123Z_[0-9a-f]{8}$/);
     expect(isRunId(folder.name)).toBe(true);
     expect(folder.dir).toBe(path.join(root, folder.name));
@@ -184,7 +184,7 @@ describe('RunStore: run folders, files and the index', () => {
     const root = await tempDir();
     const store = new RunStore(root);
     const made: RunFolder[] = [];
-    for (const day of ['01', '03', '02']) made.push(await store.createRun(store.newRunId(new Date(`2026-05-${day}T10:00:00.000Z`))));
+    for (const day of ['01', '03', '02']) made.push(await store.createRun(newRunId(new Date(`2026-05-${day}T10:00:00.000Z`))));
     await mkdir(path.join(root, 'notes'));
     await symlink(made[0]!.dir, path.join(root, '2026-12-31T00-00-00.000Z_dddddddd'));
     expect(await store.listRuns(10)).toEqual([made[1]!.name, made[2]!.name, made[0]!.name]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from '../run/record.js';
 
 /**
  * What `process_prompt` and `get_run` return as structuredContent. Every field is always
@@ -46,7 +47,7 @@ const synthesisAttempt = z.object({
 
 export const outputShape = {
   run_id: z.string().describe('Pass it to get_run to wait for or re-read this run'),
-  status: z.enum(['running', 'complete', 'partial', 'candidates_only', 'failed', 'cancelled', 'interrupted']),
+  status: z.enum(RUN_STATUSES),
   summary: z.string().describe('One plain line: what the result holds and what is missing'),
   next_step: z.string().nullable().describe('What the caller should do next, when the run is not finished'),
   answer: z.string().nullable().describe('The synthesized answer, cut to the result cap; null when there is none (or when this client reads it from the text content)'),

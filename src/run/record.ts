@@ -5,14 +5,17 @@ import type { TokenUsage } from '../openrouter/client.js';
  * The run's record: one declaration for what run.json holds, what `get_run` reads back and
  * what results are made from. Snake case throughout, as on the wire.
  */
-export type RunStatus =
-  | 'running'
-  | 'complete' // synthesized from every model
-  | 'partial' // synthesized, some models failed
-  | 'candidates_only' // every synthesizer failed; the candidates are the result
-  | 'failed' // no model answered
-  | 'cancelled'
-  | 'interrupted'; // the process ended mid-run (written on shutdown, or read from a dead owner)
+export const RUN_STATUSES = [
+  'running',
+  'complete', // synthesized from every model
+  'partial', // synthesized, some models failed
+  'candidates_only', // every synthesizer failed; the candidates are the result
+  'failed', // no model answered
+  'cancelled',
+  'interrupted', // the process ended mid-run (written on shutdown, or read from a dead owner)
+] as const;
+
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const FINISHED: ReadonlySet<RunStatus> = new Set(['complete', 'partial', 'candidates_only', 'failed', 'cancelled']);
 

@@ -51,10 +51,6 @@ export class Run {
     return this.stopper.signal;
   }
 
-  get status(): RunStatus {
-    return this.record.status;
-  }
-
   /** True once the run has ended with its journal and every text its results show on disk: it can be found there alone. */
   get onDisk(): boolean {
     return this.savedWhole;

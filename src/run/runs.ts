@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { isRunId, type RunFolder, type RunStore } from '../run-store.js';
+import { isRunId, newRunId, type RunFolder, type RunStore } from '../run-store.js';
 import { RunFiles } from './files.js';
 import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';
@@ -175,7 +175,7 @@ export class Runs {
     existing?: { id: string; folder: Promise<RunFolder>; resumed: { record: RunRecord; answers: Map<number, string> } },
   ): Run {
     const { store, logger } = this.options;
-    const id = existing?.id ?? store?.newRunId() ?? newRunId();
+    const id = existing?.id ?? newRunId();
     let run: Run | undefined;
     const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, (message) => run?.warn(message)), (message) => run?.warn(message), logger);
     run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed });
@@ -234,11 +234,6 @@ function parseClaim(text: string | undefined): { owner: Owner; at: string } | un
   } catch {
     return undefined;
   }
-}
-
-/** The id of a run that is not saved: the same shape as a run folder's name. */
-function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/:/g, '-')}_${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}`;
 }
 
 function anotherReader(handle: RunHandle): RunHandle {

@@ -4,7 +4,7 @@ import type { RunFolder, RunStore } from '../run-store.js';
 import { candidateFile } from './files.js';
 import type { RunHandle } from './handle.js';
 import { ownerAlive } from './owner.js';
-import type { CandidateRecord, Owner, RunRecord } from './record.js';
+import { RUN_STATUSES, type CandidateRecord, type Owner, type RunRecord } from './record.js';
 import type { RunView } from './view.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
@@ -14,14 +14,12 @@ const POLL_MS = 250;
 
 const LAST_ENTRY_LOST = "The run's last journal entry was never written (its server stopped, or the disk failed); the synthesis it had saved is shown.";
 
-const statuses = ['running', 'complete', 'partial', 'candidates_only', 'failed', 'cancelled', 'interrupted'] as const;
-
 /** Enough of run.json to trust the rest: our own writer made it, but a file on disk can be anything. */
 const recordSchema = z.looseObject({
   format: z.literal(1),
   run_id: z.string(),
   request_key: z.string(),
-  status: z.enum(statuses),
+  status: z.enum(RUN_STATUSES),
   owner: z.looseObject({ pid: z.number(), host: z.string(), instance: z.string() }),
   started_at: z.string(),
   updated_at: z.string(),
@@ -57,25 +55,23 @@ export class StoredRun implements RunHandle {
     readonly folder: RunFolder,
     private record: RunRecord,
     private readonly self: Owner,
+    /** The most of run.json it reads: a list reads less than a result. */
+    private readonly maxBytes: number,
   ) {}
 
   static async open(store: RunStore, id: string, self: Owner, maxBytes = MAX_RECORD_BYTES): Promise<StoredRun | undefined> {
     const folder = await store.openRun(id).catch(() => undefined);
     const record = folder && (await readRecord(folder, maxBytes));
-    return folder && record?.run_id === id ? new StoredRun(folder, record, self) : undefined;
+    return folder && record?.run_id === id ? new StoredRun(folder, record, self, maxBytes) : undefined;
   }
 
   get id(): string {
     return this.record.run_id;
   }
 
-  get dir(): string {
-    return this.folder.dir;
-  }
-
   async current(): Promise<Readonly<RunRecord>> {
     // A running record may move on; an interrupted one may be resumed by another process.
-    if (this.record.status === 'running' || this.record.status === 'interrupted') this.record = (await readRecord(this.folder)) ?? this.record;
+    if (this.record.status === 'running' || this.record.status === 'interrupted') this.record = (await readRecord(this.folder, this.maxBytes)) ?? this.record;
     return this.effective();
   }
 
