@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from 'pino';
 import { HELP } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './log/logger.js';
 import { OpenRouterClient } from './openrouter/client.js';
 import { createServer } from './server.js';
 import { exitOnDisconnect, type Stop } from './shutdown.js';

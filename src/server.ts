@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Limiter } from './limiter.js';
+import type { Limiter } from './run/limiter.js';
 import type { FaceContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
 import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_INSTRUCTIONS, getRunShape, processPromptShape } from './mcp/input-schema.js';
-import { outputShape } from './mcp/output-schema.js';
+import { outputShape } from './present/output-schema.js';
 import { createProcessPromptTask } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { RunTaskStore } from './mcp/tasks.js';

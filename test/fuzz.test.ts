@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamErrorKind } from '../src/errors.js';
 import type { Completion, OpenRouterClient } from '../src/openrouter/client.js';
 import { sseData } from '../src/openrouter/sse.js';
-import type { StructuredResult } from '../src/mcp/output-schema.js';
+import type { StructuredResult } from '../src/present/output-schema.js';
 import { testClient } from './support/client.js';
 import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { startHarness, type Harness } from './support/harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter } from '../src/limiter.js';
+import { createLimiter } from '../src/run/limiter.js';
 
 /** A promise with its resolve and reject on the outside, to hold a task open. */
 function deferred<T = void>() {

@@ -5,8 +5,8 @@ import { PassThrough, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.js';
-import { DroppingSink } from '../src/log-sink.js';
-import { createLogger } from '../src/logger.js';
+import { DroppingSink } from '../src/log/log-sink.js';
+import { createLogger } from '../src/log/logger.js';
 import { tempDir } from './support/harness.js';
 
 const flushed = (logger: Logger) => new Promise<void>((resolve) => logger.flush(() => resolve()));

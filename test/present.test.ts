@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { outputShape } from '../src/mcp/output-schema.js';
+import { outputShape } from '../src/present/output-schema.js';
 import { headline } from '../src/present/headline.js';
 import { toolResult, type Layout } from '../src/present/result.js';
 import { costLine, describeError } from '../src/present/words.js';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunStore, isRunId, newRunId, type RunFolder } from '../src/run-store.js';
-import type { StructuredResult } from '../src/mcp/output-schema.js';
+import { RunStore, isRunId, newRunId, type RunFolder } from '../src/store/run-store.js';
+import type { StructuredResult } from '../src/present/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { startHarness, tempDir } from './support/harness.js';
 

@@ -2,7 +2,7 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StructuredResult } from '../src/mcp/output-schema.js';
+import type { StructuredResult } from '../src/present/output-schema.js';
 import type { LiveHandle } from '../src/run/handle.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
 import { StoredRun } from '../src/run/stored.js';

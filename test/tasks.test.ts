@@ -1,6 +1,6 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StructuredResult } from '../src/mcp/output-schema.js';
+import type { StructuredResult } from '../src/present/output-schema.js';
 import type { LiveHandle } from '../src/run/handle.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';

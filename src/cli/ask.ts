@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { headline } from '../present/headline.js';
 import { shownTexts } from '../present/shown.js';

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../log/logger.js';
 import { fetchKeyInfo, fetchModels } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { seconds } from '../present/words.js';
-import { RunStore } from '../run-store.js';
+import { RunStore } from '../store/run-store.js';
 import { answer, readCommandLine } from './command-line.js';
 import { DOCTOR_HELP } from './help.js';
 import { judgeModel, type ModelVerdict } from './model-check.js';

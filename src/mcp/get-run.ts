@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isRunId } from '../run-store.js';
+import { isRunId } from '../store/run-store.js';
 import { answerWhenReady, type Extra, type FaceContext } from './answer.js';
 
 /** `get_run`: wait for a run (this process's, another's, or one from before a restart) within the budget. */

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { StructuredResult } from '../mcp/output-schema.js';
+import type { StructuredResult } from './output-schema.js';
 import type { Joined } from '../run/runs.js';
 import type { RunView } from '../run/view.js';
 import { shownTexts } from './shown.js';

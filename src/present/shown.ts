@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { RunView } from '../run/view.js';
-import { fairCaps } from '../synthesis.js';
+import { fairCaps } from '../run/synthesis.js';
 
 /** An answer as a result shows it: cut to the result's cap, and saying so. */
 export interface ShownText {

@@ -1,4 +1,4 @@
-import type { StructuredResult } from '../mcp/output-schema.js';
+import type { StructuredResult } from './output-schema.js';
 import type { TokenUsage } from '../openrouter/client.js';
 import type { CandidateRecord, ModelError, RunRecord, SynthesisAttempt } from '../run/record.js';
 import type { Joined } from '../run/runs.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { fileSafe, type RunFolder } from '../run-store.js';
+import { fileSafe, type RunFolder } from '../store/run-store.js';
 import type { RunRecord } from './record.js';
 
 export interface AnswerWriter {

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createLimiter, type Limiter } from '../limiter.js';
+import { createLimiter, type Limiter } from './limiter.js';
 import { Redactor } from '../openrouter/redact.js';
-import { RunStore } from '../run-store.js';
+import { RunStore } from '../store/run-store.js';
 import type { ChatCompleter } from './orchestrate.js';
 import { Runs } from './runs.js';
 

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { monotonicNow } from '../clock.js';
 import { UpstreamError, adviceFor } from '../errors.js';
-import { asUpstreamError, fanOut, type Settled } from '../fanout.js';
-import type { Limiter } from '../limiter.js';
+import { asUpstreamError, fanOut, type Settled } from './fanout.js';
+import type { Limiter } from './limiter.js';
 import type { CallOptions, ChatRequest, Completion } from '../openrouter/client.js';
-import { buildSynthesisPrompt } from '../synthesis.js';
+import { buildSynthesisPrompt } from './synthesis.js';
 import type { ModelError, RunStatus } from './record.js';
 import type { RunRequest } from './request.js';
 import type { Run } from './run.js';

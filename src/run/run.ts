@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
-import type { CandidateAnswer } from '../synthesis.js';
+import type { CandidateAnswer } from './synthesis.js';
 import { ChangeSignal } from './change-signal.js';
 import { RunJournal } from './journal.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';

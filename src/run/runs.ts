@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { isRunId, newRunId, type RunFolder, type RunStore } from '../run-store.js';
+import { isRunId, newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
 import { RunFiles } from './files.js';
 import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';

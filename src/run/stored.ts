@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Deadline } from '../clock.js';
-import type { RunFolder, RunStore } from '../run-store.js';
+import type { RunFolder, RunStore } from '../store/run-store.js';
 import { candidateFile } from './files.js';
 import type { RunHandle } from './handle.js';
 import { ownerAlive } from './owner.js';

@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StructuredResult } from '../../src/mcp/output-schema.js';
+import type { StructuredResult } from '../../src/present/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { callTool, connect, finished, processPrompt, spawnBin, userEnv, waitFor } from './support.js';

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inject } from 'vitest';
-import type { StructuredResult } from '../../src/mcp/output-schema.js';
+import type { StructuredResult } from '../../src/present/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { serverEnv } from '../support/server-env.js';
 

@@ -10,7 +10,7 @@
  * Content of a file: the header line `crash-writer <name> gen=<g> bytes=<n>\n`, then the unit
  * `<name>:<g>|` repeated and cut so that the whole file is exactly n bytes (ASCII throughout).
  */
-import { RunStore } from '../../src/run-store.js';
+import { RunStore } from '../../src/store/run-store.js';
 
 const FILE_COUNT = 12;
 const LANES = 4;

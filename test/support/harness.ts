@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { StructuredResult } from '../../src/mcp/output-schema.js';
+import type { StructuredResult } from '../../src/present/output-schema.js';
 import { createServer, type ParallelLlmServer } from '../../src/server.js';
 import { testClient, silentLogger } from './client.js';
 import { VALID_KEY, type FakeOpenRouter } from './fake-openrouter.js';

@@ -1,7 +1,7 @@
-import { monotonicNow } from './clock.js';
-import { UpstreamError } from './errors.js';
+import { monotonicNow } from '../clock.js';
+import { UpstreamError } from '../errors.js';
 import type { Limiter } from './limiter.js';
-import { err, ok, type Result } from './result.js';
+import { err, ok, type Result } from '../result.js';
 
 export interface Settled<T> {
   index: number;

@@ -1,14 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { CoalescingWriter } from './store/coalesce.js';
-import { Disk } from './store/disk.js';
-import type { FileWriter } from './store/file-writer.js';
-import { readOwnFile, sweepStaleTemporaries } from './store/files.js';
-import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './store/private-dir.js';
-import { StoreError } from './store/store-error.js';
+import { CoalescingWriter } from './coalesce.js';
+import { Disk } from './disk.js';
+import type { FileWriter } from './file-writer.js';
+import { readOwnFile, sweepStaleTemporaries } from './files.js';
+import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
+import { StoreError } from './store-error.js';
 
-export { StoreError, type StoreErrorCode } from './store/store-error.js';
+export { StoreError, type StoreErrorCode } from './store-error.js';
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../config.js';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A FIFO in place of the file would otherwise hold the start until someone reads it. */
