@@ -147,12 +147,12 @@ export function machine() {
   };
 }
 
-/** One figure measured on both servers in the same run. `met` is undefined when the figure has no target. */
+/** One figure measured on both sides in the same run (null: the reference has no such figure). `met` is undefined when the figure has no target. */
 export interface Row {
   figure: string;
   unit: string;
   ours: number;
-  reference: number;
+  reference: number | null;
   target: string;
   met?: boolean;
 }
