@@ -58,7 +58,7 @@ describe('Redactor', () => {
     for (let first = 0; first <= text.length; first++) {
       for (const second of [first, Math.min(text.length, first + 7)]) {
         const out: string[] = [];
-        const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+        const stream = redactor.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
         for (const piece of [text.slice(0, first), text.slice(first, second), text.slice(second)]) stream.write(piece);
         stream.end();
         expect(out.join(''), `split at ${first}, ${second}`).toBe(redactor.secretIn(text));
@@ -68,7 +68,7 @@ describe('Redactor', () => {
 
   it('passes a streamed text without secrets through unchanged, holding back at most the token it ends in', () => {
     const out: string[] = [];
-    const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+    const stream = redactor.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
     stream.write('Hello wor');
     expect(out.join('')).toBe('Hello ');
     stream.write('ld.\n');
@@ -81,7 +81,7 @@ describe('Redactor', () => {
     const text = 'before abc,def;ghijklmnop after, and abc,def;ghijklmnop.';
     for (let split = 0; split <= text.length; split++) {
       const out: string[] = [];
-      const stream = odd.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+      const stream = odd.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
       stream.write(text.slice(0, split));
       stream.write(text.slice(split));
       stream.end();
