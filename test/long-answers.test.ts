@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readText } from '../src/openrouter/body.js';
 import type { Behaviour } from './support/fake-openrouter.js';
@@ -65,5 +66,24 @@ describe('answers longer than the stored-answer cap', () => {
       for (let i = 0; ; i++) yield Buffer.alloc(1024, 'z');
     }
     await expect(readText(endless(), 10 * 1024)).rejects.toMatchObject({ kind: 'bad_body' });
+  });
+});
+
+describe('a sink slower than the network', () => {
+  it('reads no more from the network while the sink asks to wait, then reads the rest', async () => {
+    upstream.fake.on('slow/disk', longStream(50, 20));
+    let received = 0;
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sink = { keepChars: 10, write: (piece: string) => ((received += piece.length) > 10_000 ? held : undefined) };
+    const completion = upstream.client.complete(chat('slow/disk'), { sink });
+    await waitFor(() => received > 10_000);
+    const whenHeld = received;
+    await sleep(300);
+    // At most the rest of the network read being parsed when the sink asked to wait.
+    expect(received - whenHeld).toBeLessThanOrEqual(20 * PIECE.length);
+    release();
+    expect(await completion).toMatchObject({ chars: 50 * 20 * PIECE.length, truncated: false });
+    expect(received).toBe(50 * 20 * PIECE.length);
   });
 });
