@@ -9,15 +9,37 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** Runs a file step under the store's time limit. */
 export type Limit = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 
+/** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
+export interface Batching {
+  batchChars: number;
+  batchMs: number;
+}
+
+/**
+ * 64 KiB batches, one write each, instead of one write per streamed piece; 200 ms keeps a slow
+ * model's file close behind it. Past four batches not yet written, the writer asks to be waited for.
+ */
+export const DEFAULT_BATCHING: Batching = { batchChars: 64 * 1024, batchMs: 200 };
+const HIGH_WATER_BATCHES = 4;
+
 /**
  * A file written piece by piece, as its text arrives, under a temporary name in the staging
  * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
- * be held whole in memory, and a file is still whole or absent, even after a kill -9.
+ * be held whole in memory, and a file is still whole or absent, even after a kill -9. Pieces
+ * are gathered into batches, written one at a time through one handle, each within the limit.
  */
 export class FileWriter {
   private readonly temporary: string;
   private readonly handle: Promise<FileHandle>;
-  private queue: Promise<unknown>;
+  private pending: string[] = [];
+  private pendingChars = 0;
+  /** The batches being written, if any: one run of writes at a time keeps the text in order. */
+  private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** The batch's time is up (or the file is closing): write what there is, however little. */
+  private due = false;
+  /** `discard` was called: nothing more is written. */
+  private dropped = false;
   /** The first failure: every later step reports it, and `finish` rejects with it. */
   private failure: unknown;
 
@@ -25,22 +47,28 @@ export class FileWriter {
     stagingDir: string,
     private readonly target: string,
     private readonly limit: Limit,
+    private readonly batching: Batching = DEFAULT_BATCHING,
   ) {
     this.temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
     const opening = open(this.temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
     this.handle = limit(`creating ${this.temporary}`, () => opening);
-    this.queue = this.handle.catch((error: unknown) => (this.failure ??= error));
+    this.handle.catch((error: unknown) => this.fail(error));
     // A file that opens after its time ran out is closed and removed at once: nobody will write it.
     void this.handle.catch(() => opening.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
   }
 
-  /** Appends `text`, in order; a failure is kept for `finish`. */
-  write(text: string): void {
-    this.queue = this.queue.then(async () => {
-      if (this.failure) return;
-      const handle = await this.handle;
-      await this.limit(`writing ${this.temporary}`, () => handle.write(text)).catch((error: unknown) => (this.failure ??= error));
-    });
+  /**
+   * Appends `text`, in order; a failure is kept for `finish`. Returns a promise when more than
+   * a few batches wait for the disk: the caller should not produce more text until it settles
+   * (it never rejects).
+   */
+  write(text: string): Promise<void> | undefined {
+    if (this.failure !== undefined || this.dropped || text === '') return undefined;
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    if (this.pendingChars >= this.batching.batchChars) this.flush();
+    else this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+    return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
   /** Once every piece is written: the file under its name, whole. */
@@ -51,19 +79,61 @@ export class FileWriter {
 
   /** The temporary file removed: the text was not the whole answer. */
   async discard(): Promise<void> {
+    this.dropped = true;
+    this.pending = [];
+    this.pendingChars = 0;
     await this.settle().catch(() => undefined);
     await this.remove();
   }
 
+  private timeUp(): void {
+    this.timer = undefined;
+    this.due = true;
+    this.flush();
+  }
+
+  /** Starts writing batches, unless a run of writes is going on (it takes what is pending when it gets to it). */
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.writing ??= this.writeBatches().finally(() => (this.writing = undefined));
+  }
+
+  /** Writes whole batches (or, when due, whatever is pending) one at a time, each within the limit. */
+  private async writeBatches(): Promise<void> {
+    const handle = await this.handle.catch(() => undefined);
+    while (handle && this.failure === undefined && this.pending.length > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
+      const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+      this.pending = [];
+      this.pendingChars = 0;
+      this.due = false;
+      // writeFile writes all of it, from where the last write ended, even when the disk takes it in parts.
+      await this.limit(`writing ${this.temporary}`, (signal) => handle.writeFile(text, { signal })).catch((error: unknown) => this.fail(error));
+    }
+    if (this.pending.length > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+  }
+
   /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
   private async settle(): Promise<void> {
-    await this.queue;
+    while (this.writing || (this.pending.length > 0 && this.failure === undefined)) {
+      this.due = true;
+      this.flush();
+      await this.writing;
+    }
+    clearTimeout(this.timer);
     const handle = await this.handle.catch(() => undefined);
-    if (handle) await this.limit(`closing ${this.temporary}`, () => handle.close()).catch((error: unknown) => (this.failure ??= error));
-    if (this.failure) {
+    if (handle) await this.limit(`closing ${this.temporary}`, () => handle.close()).catch((error: unknown) => this.fail(error));
+    if (this.failure !== undefined) {
       await this.remove();
       throw this.failure;
     }
+  }
+
+  /** Keeps the first failure, and lets go of the text that will never be written. */
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    this.pending = [];
+    this.pendingChars = 0;
   }
 
   private remove(): Promise<void> {
