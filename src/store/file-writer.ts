@@ -16,10 +16,12 @@ export interface Batching {
 }
 
 /**
- * 64 KiB batches, one write each, instead of one write per streamed piece; 200 ms keeps a slow
- * model's file close behind it. Past four batches not yet written, the writer asks to be waited for.
+ * Batches of 32 Ki characters (32-96 KiB on disk), one write each, instead of one write per
+ * streamed piece: as a string, a batch stays under V8's large-object size (128 KiB, which only a
+ * full collection frees), so it dies young. 200 ms keeps a slow model's file close behind it.
+ * Past four batches not yet written, the writer asks to be waited for.
  */
-export const DEFAULT_BATCHING: Batching = { batchChars: 64 * 1024, batchMs: 200 };
+export const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
 
 /**
@@ -103,14 +105,22 @@ export class FileWriter {
   private async writeBatches(): Promise<void> {
     const handle = await this.handle.catch(() => undefined);
     while (handle && this.failure === undefined && this.pending.length > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
-      const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-      this.pending = [];
-      this.pendingChars = 0;
-      this.due = false;
+      const text = this.takeBatch();
       // writeFile writes all of it, from where the last write ended, even when the disk takes it in parts.
       await this.limit(`writing ${this.temporary}`, (signal) => handle.writeFile(text, { signal })).catch((error: unknown) => this.fail(error));
     }
     if (this.pending.length > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+  }
+
+  /** The oldest pending pieces, about one batch of them, joined; once nothing is left pending, the batch's time starts anew. */
+  private takeBatch(): string {
+    let count = 0;
+    let chars = 0;
+    while (count < this.pending.length && chars < this.batching.batchChars) chars += this.pending[count++]!.length;
+    const batch = this.pending.splice(0, count);
+    this.pendingChars -= chars;
+    if (this.pending.length === 0) this.due = false;
+    return batch.length === 1 ? batch[0]! : batch.join('');
   }
 
   /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
