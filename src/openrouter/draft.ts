@@ -1,13 +1,14 @@
 import { textPartSchema, thinkingPartSchema, type CompletionBody, type ErrorObject, type MessagePart } from './schemas.js';
+import { MAX_LINE_CHARS } from './sse.js';
 import { convertUsage, type TokenUsage } from './usage.js';
 
 /**
- * The most of one answer (or of its reasoning) we take, in characters: the SSE line cap. A
- * model that goes on past it is stopped there (the request is aborted, which stops the
+ * The most of one answer (or of its reasoning) we take, in characters: the SSE line cap, 16 Mi.
+ * A model that goes on past it is stopped there (the request is aborted, which stops the
  * billing) and its answer is kept as it stands, marked truncated. A million tokens of answer
  * is about 4 Mi characters: only a runaway stream reaches this.
  */
-export const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+export const MAX_ANSWER_CHARS = MAX_LINE_CHARS;
 
 /**
  * Where a long answer's text goes as it arrives, so that it never has to be held whole: the
@@ -19,6 +20,9 @@ export interface ContentSink {
   keepChars: number;
   write(piece: string): void | Promise<void>;
 }
+
+/** How many pieces are joined into one string at a time (64 Ki characters of 64-character pieces). */
+const JOIN_EVERY = 1024;
 
 /**
  * Text gathered from many small pieces, kept up to `limit` characters. The pieces are joined
@@ -45,8 +49,6 @@ export class KeptText {
     return this.joined.concat(this.recent).join('');
   }
 }
-
-const JOIN_EVERY = 1024;
 
 /** The answer as it builds up, from one JSON body or many stream chunks. */
 export interface Draft {

@@ -45,7 +45,7 @@ export class SseParser {
     let start = 0;
     for (let newline = bytes.indexOf(LF); newline !== -1 && !this.stopped; newline = bytes.indexOf(LF, start)) {
       if (this.partialBytes === 0) this.line(bytes, start, newline);
-      else this.line(this.finishPartial(bytes.subarray(start, newline)), 0, undefined);
+      else this.wholeLine(this.finishPartial(bytes.subarray(start, newline)));
       start = newline + 1;
     }
     if (!this.stopped && start < bytes.length) this.addPartial(bytes.subarray(start));
@@ -55,12 +55,16 @@ export class SseParser {
   /** The body has ended: the last line may lack its newline, and the last event its blank line. */
   end(): void {
     if (this.stopped) return;
-    if (this.partialBytes > 0) this.line(this.finishPartial(NOTHING), 0, undefined);
-    if (!this.stopped) this.line(NOTHING, 0, 0);
+    if (this.partialBytes > 0) this.wholeLine(this.finishPartial(NOTHING));
+    if (!this.stopped) this.wholeLine(NOTHING);
   }
 
-  /** One line, `bytes[start, end)` (to its end when `end` is undefined), without its newline. */
-  private line(bytes: Buffer, start: number, end = bytes.length): void {
+  private wholeLine(bytes: Buffer): void {
+    this.line(bytes, 0, bytes.length);
+  }
+
+  /** One line, `bytes[start, end)`, without its newline. */
+  private line(bytes: Buffer, start: number, end: number): void {
     if (end - start > MAX_LINE_CHARS && utf16Length(bytes.subarray(start, end)) > MAX_LINE_CHARS) throw tooLong('a line');
     if (end > start && bytes[end - 1] === CR) end--;
     if (end === start) return this.dispatch();
