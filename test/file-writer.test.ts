@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FileWriter, type Limit } from '../src/store/file-writer.js';
 import { withTimeLimit } from '../src/store/time-limit.js';
 import { tempDir } from './support/harness.js';
+import { projectRoot } from './support/install.js';
 
 /** A batch of text written to the temporary file (not the rename that publishes it). */
 const isBatch = (what: string) => what.startsWith('writing') && what.endsWith('.tmp');
@@ -50,10 +53,10 @@ describe('FileWriter', () => {
     const watched = watchedLimit();
     const { dir, target, writer } = await writerIn({ batchChars: 1000, batchMs: 60_000 }, watched.limit);
     const pieces = Array.from({ length: 2000 }, (_, i) => `${i} `);
-    // As a stream comes: a network read's worth of pieces, then a turn of the event loop.
+    // As a stream comes: a network read's worth of pieces, then a moment.
     for (let i = 0; i < pieces.length; i++) {
       writer.write(pieces[i]!);
-      if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i % 200 === 0) await settle();
     }
     await writer.finish();
     expect(await readFile(target, 'utf8')).toBe(pieces.join(''));
@@ -126,6 +129,22 @@ describe('FileWriter', () => {
     writer.write('half an answer');
     await writer.discard();
     expect(watched.writes).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.skipIf(process.platform === 'win32')('fails the file, leaving nothing, when the disk takes only part of a write (it filled up midway)', async () => {
+    const dir = await tempDir();
+    const module = (file: string) => JSON.stringify(path.join(projectRoot, 'src', 'store', file));
+    const script = [
+      `import { FileWriter } from ${module('file-writer.ts')};`,
+      `import { withTimeLimit } from ${module('time-limit.ts')};`,
+      `const writer = new FileWriter(${JSON.stringify(dir)}, ${JSON.stringify(path.join(dir, 'answer.md'))}, (what, work) => withTimeLimit(5000, what, work));`,
+      `writer.write('x'.repeat(1600));`,
+      `await writer.finish().then(() => console.log('finished'), (error) => console.log(error.code));`,
+    ].join('\n');
+    // A file size limit of 1 KiB: the kernel takes the first 1024 bytes of the write and returns, with no error.
+    const { stdout } = await promisify(execFile)('bash', ['-c', 'ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], { cwd: projectRoot });
+    expect(stdout.trim()).toBe('ERR_STORE_SHORT_WRITE');
     expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { publish } from './files.js';
+import { StoreError } from './store-error.js';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -16,10 +17,10 @@ export interface Batching {
 }
 
 /**
- * Batches of 32 Ki characters (32-96 KiB on disk), one write each, instead of one write per
- * streamed piece: as a string, a batch stays under V8's large-object size (128 KiB, which only a
- * full collection frees), so it dies young. 200 ms keeps a slow model's file close behind it.
- * Past four batches not yet written, the writer asks to be waited for.
+ * Batches of 32 Ki characters (32-96 KiB on disk) instead of one write per streamed piece: as a
+ * string, a batch stays under V8's large-object size (128 KiB, which only a full collection
+ * frees), so it dies young. 200 ms keeps a slow model's file close behind it. Past four batches
+ * not yet written, the writer asks to be waited for.
  */
 export const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
@@ -28,7 +29,7 @@ const HIGH_WATER_BATCHES = 4;
  * A file written piece by piece, as its text arrives, under a temporary name in the staging
  * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
  * be held whole in memory, and a file is still whole or absent, even after a kill -9. Pieces
- * are gathered into batches, written one at a time through one handle, each within the limit.
+ * are gathered into batches, written through one handle, one write at a time, each within the limit.
  */
 export class FileWriter {
   private readonly temporary: string;
@@ -101,26 +102,31 @@ export class FileWriter {
     this.writing ??= this.writeBatches().finally(() => (this.writing = undefined));
   }
 
-  /** Writes whole batches (or, when due, whatever is pending) one at a time, each within the limit. */
+  /** Writes what is pending once it makes a batch (or its time is up), one write at a time, each within the limit. */
   private async writeBatches(): Promise<void> {
     const handle = await this.handle.catch(() => undefined);
     while (handle && this.failure === undefined && this.pending.length > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
-      const text = this.takeBatch();
-      // writeFile writes all of it, from where the last write ended, even when the disk takes it in parts.
-      await this.limit(`writing ${this.temporary}`, (signal) => handle.writeFile(text, { signal })).catch((error: unknown) => this.fail(error));
+      const batches = this.takeBatches();
+      await this.limit(`writing ${this.temporary}`, () => appendAll(handle, batches)).catch((error: unknown) => this.fail(error));
     }
     if (this.pending.length > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
   }
 
-  /** The oldest pending pieces, about one batch of them, joined; once nothing is left pending, the batch's time starts anew. */
-  private takeBatch(): string {
-    let count = 0;
-    let chars = 0;
-    while (count < this.pending.length && chars < this.batching.batchChars) chars += this.pending[count++]!.length;
-    const batch = this.pending.splice(0, count);
-    this.pendingChars -= chars;
-    if (this.pending.length === 0) this.due = false;
-    return batch.length === 1 ? batch[0]! : batch.join('');
+  /**
+   * Everything pending, encoded in batches of about `batchChars`: a writer that fell behind (a
+   * reader need not wait for it) catches up in one write, and no string is joined past V8's
+   * large-object size.
+   */
+  private takeBatches(): Buffer[] {
+    const batches: Buffer[] = [];
+    for (let start = 0, end = 0; start < this.pending.length; start = end) {
+      for (let chars = 0; end < this.pending.length && chars < this.batching.batchChars; end++) chars += this.pending[end]!.length;
+      batches.push(Buffer.from(end - start === 1 ? this.pending[start]! : this.pending.slice(start, end).join('')));
+    }
+    this.pending = [];
+    this.pendingChars = 0;
+    this.due = false;
+    return batches;
   }
 
   /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
@@ -149,4 +155,14 @@ export class FileWriter {
   private remove(): Promise<void> {
     return this.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
   }
+}
+
+/**
+ * Writes the batches where the last write ended, in one writev (libuv goes on while the disk
+ * takes them in parts). A disk that takes less than all of them without an error filled up midway.
+ */
+async function appendAll(handle: FileHandle, batches: Buffer[]): Promise<void> {
+  const size = batches.reduce((sum, batch) => sum + batch.length, 0);
+  const { bytesWritten } = await handle.writev(batches);
+  if (bytesWritten < size) throw new StoreError('ERR_STORE_SHORT_WRITE', `the disk took ${bytesWritten} of ${size} bytes`);
 }
