@@ -59,7 +59,7 @@ export async function readStream(
       if (!parser.push(bytes) && !done) return draft;
       const wait = draft.backpressure;
       draft.backpressure = undefined;
-      if (wait) await wait;
+      await (wait ?? nextTurn());
     }
     parser.end();
   } catch (caught) {
@@ -133,3 +133,11 @@ function noContentError(draft: Draft, maxTokens: number): UpstreamError {
 }
 
 const characters = (count: number) => `${count} character${count === 1 ? '' : 's'}`;
+
+/**
+ * Lets the event loop go round before the next read. A stream that arrives faster than it is
+ * parsed would otherwise be read many times in one turn (libuv reads a socket up to 32 times
+ * while it has data), starving the disk's completions and every other stream; now each read
+ * waits its turn, and undici pauses the socket while its body is full.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
