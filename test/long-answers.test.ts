@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readText } from '../src/openrouter/body.js';
+import { readStream } from '../src/openrouter/decode.js';
 import type { Behaviour } from './support/fake-openrouter.js';
 import { fakeWithClient } from './support/fake-with-client.js';
 import { waitFor } from './support/wait.js';
@@ -85,5 +87,29 @@ describe('a sink slower than the network', () => {
     release();
     expect(await completion).toMatchObject({ chars: 50 * 20 * PIECE.length, truncated: false });
     expect(received).toBe(50 * 20 * PIECE.length);
+  });
+});
+
+describe('a stream at wire speed', () => {
+  it('is read one network read per turn of the event loop, so that it cannot hold the loop (nor the disk’s completions) for long', async () => {
+    // Fifty reads all there at once, as libuv finds a busy socket (it reads one up to 32 times in a turn).
+    const reads = Array.from({ length: 50 }, () => Buffer.from(event({ content: 'x' }).repeat(100)));
+    reads.push(Buffer.from(`${event({ content: '' }, 'stop')}data: [DONE]\n\n`));
+    let piecesThisTurn = 0;
+    let most = 0;
+    let ticking = true;
+    const tick = () => {
+      most = Math.max(most, piecesThisTurn);
+      piecesThisTurn = 0;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sink = { keepChars: 10, write: () => void piecesThisTurn++ };
+    const draft = await readStream(Readable.from(reads), () => undefined, { contentStarted: false }, sink, CAP);
+    ticking = false;
+    tick();
+    expect(draft.chars).toBe(5000);
+    // The pieces of one read, maybe two, between turns; never the whole stream in one.
+    expect(most).toBeLessThanOrEqual(2 * 100);
   });
 });

@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
@@ -8,6 +7,9 @@ import { SseParser } from './sse.js';
 import type { TokenUsage } from './usage.js';
 
 export { MAX_ANSWER_CHARS, type ContentSink } from './draft.js';
+
+/** What is read of a response's body (undici's, or any readable stream). */
+type Body = AsyncIterable<Uint8Array> & { destroyed: boolean; destroy(): unknown };
 
 /** A completion as the client returns it, before the client adds how many attempts it took. */
 export interface DecodedCompletion {
@@ -32,7 +34,7 @@ export interface DecodedCompletion {
  * TCP slows the sender) until it has caught up.
  */
 export async function readStream(
-  body: Dispatcher.ResponseData['body'],
+  body: Body,
   heardFrom: () => void,
   state: { contentStarted: boolean },
   sink: ContentSink | undefined,
@@ -79,7 +81,7 @@ export async function readStream(
 
 /** A completion sent as one JSON body, by a server that does not stream. */
 export async function readWholeBody(
-  body: Dispatcher.ResponseData['body'],
+  body: Body,
   state: { contentStarted: boolean },
   sink: ContentSink | undefined,
   capChars: number,
