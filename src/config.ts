@@ -44,6 +44,12 @@ export interface Config {
   saveOutputs: boolean;
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** `auto`: runs execute in the per-user run host; `off`: in the server process itself. */
+  runHost: 'auto' | 'off';
+  /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
+  hostDir: string | undefined;
+  /** The run host exits after this long with no run and no face connected. */
+  hostIdleMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -152,6 +158,15 @@ const envSchema = z.object({
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
   ),
   PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  PARALLEL_LLM_RUN_HOST: z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(['auto', 'off'], { error: 'must be auto or off' }).optional(),
+  ),
+  PARALLEL_LLM_HOST_DIR: z.preprocess(
+    blankToUndefined,
+    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+  ),
+  PARALLEL_LLM_HOST_IDLE_MS: duration(),
 });
 
 /** Reads the configuration once, at start. Throws ConfigError naming the first bad variable. */
@@ -192,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
     logFile: e.PARALLEL_LLM_LOG_FILE,
+    runHost: e.PARALLEL_LLM_RUN_HOST ?? 'auto',
+    hostDir: e.PARALLEL_LLM_HOST_DIR,
+    hostIdleMs: e.PARALLEL_LLM_HOST_IDLE_MS ?? 10 * 60 * 1000,
   };
 }
 
