@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { RequestClaims } from './claims.js';
 import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
 import type { FileWriter } from './file-writer.js';
@@ -34,6 +35,8 @@ const MAX_INDEX_BYTES = 4096;
  */
 export class RunStore {
   readonly rootDir: string;
+  /** Who runs each request: `.requests/<key>/<generation>.json`. */
+  readonly claims: RequestClaims;
   private readonly disk: Disk;
   private readonly catchUp: Backoff;
   private readonly indexDir: string;
@@ -46,6 +49,8 @@ export class RunStore {
     this.rootDir = path.resolve(rootDir);
     this.disk = new Disk(this.rootDir, options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS, options.durable ?? true);
     this.catchUp = options.catchUp ?? CATCH_UP_BACKOFF;
+    const prepare = (signal: AbortSignal) => this.prepare(signal);
+    this.claims = new RequestClaims(path.join(this.rootDir, '.requests'), this.disk, prepare);
     this.indexDir = path.join(this.rootDir, '.index');
     this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
   }
@@ -99,7 +104,7 @@ export class RunStore {
 
   /**
    * The output folder (created 0700 where missing), the staging and index folders, checked to be
-   * ours alone. Once they are, only we could change them, so the check is made once; a failure
+   * ours alone (the claims' folder is made when first needed). Once they are, only we could change them, so the check is made once; a failure
    * is not remembered, and the next call checks again.
    */
   private prepare(signal: AbortSignal): Promise<void> {
