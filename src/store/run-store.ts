@@ -5,6 +5,7 @@ import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js'
 import { Disk } from './disk.js';
 import type { FileWriter } from './file-writer.js';
 import { readOwnFile, sweepStaleTemporaries } from './files.js';
+import { Leases } from './leases.js';
 import { FILE_NAME, KEY, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
@@ -37,6 +38,8 @@ export class RunStore {
   readonly rootDir: string;
   /** Who runs each request: `.requests/<key>/<generation>.json`. */
   readonly claims: RequestClaims;
+  /** The leases of live processes, for those the kernel cannot be asked about: `.owners/<instance>`. */
+  readonly leases: Leases;
   private readonly disk: Disk;
   private readonly catchUp: Backoff;
   private readonly indexDir: string;
@@ -51,6 +54,7 @@ export class RunStore {
     this.catchUp = options.catchUp ?? CATCH_UP_BACKOFF;
     const prepare = (signal: AbortSignal) => this.prepare(signal);
     this.claims = new RequestClaims(path.join(this.rootDir, '.requests'), this.disk, prepare);
+    this.leases = new Leases(path.join(this.rootDir, '.owners'), this.disk, prepare);
     this.indexDir = path.join(this.rootDir, '.index');
     this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
   }
@@ -104,7 +108,7 @@ export class RunStore {
 
   /**
    * The output folder (created 0700 where missing), the staging and index folders, checked to be
-   * ours alone (the claims' folder is made when first needed). Once they are, only we could change them, so the check is made once; a failure
+   * ours alone (the claims' and leases' folders are made when first needed). Once they are, only we could change them, so the check is made once; a failure
    * is not remembered, and the next call checks again.
    */
   private prepare(signal: AbortSignal): Promise<void> {
