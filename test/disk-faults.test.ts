@@ -55,13 +55,18 @@ describe('a folder removed mid-run is made again, and the write lands (issue 18,
     expect(await staged(root)).toEqual([]);
   });
 
-  it('re-makes the whole output folder, removed with everything in it, and checks it again', async () => {
+  it('re-makes the whole output folder, removed with everything in it, and checks it again, for a write and for a new run', async () => {
     const root = path.join(await tempDir(), 'runs');
-    const folder = await new RunStore(root).createRun();
+    const store = new RunStore(root);
+    const folder = await store.createRun();
     await rm(root, { recursive: true });
     await folder.write('run.json', '{"step":2}', { catchUp: true });
     expect(await readFile(path.join(folder.dir, 'run.json'), 'utf8')).toBe('{"step":2}');
     for (const dir of [root, folder.dir, path.join(root, '.staging')]) expect(await mode(dir)).toBe(0o700);
+    await rm(root, { recursive: true });
+    const next = await store.createRun();
+    await next.write('run.json', '{"step":1}');
+    expect(await readdir(root)).toEqual(expect.arrayContaining(['.staging', next.name]));
   });
 
   it('never makes a folder through a symbolic link left where the removed run folder was', async () => {

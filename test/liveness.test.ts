@@ -84,6 +84,16 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     expect(await alive(subject(owner), store.leases)).toBe(false);
   });
 
+  it('reads an owner recorded by an older version (no start time, no version, no lease) by its pid on this host', async () => {
+    const store = new RunStore(await tempDir());
+    const { owner, kill } = await liveProcess();
+    const legacy = { pid: owner.pid, host: owner.host, instance: owner.instance };
+    expect(await alive(subject(legacy), store.leases)).toBe(true);
+    expect(await alive(subject({ ...legacy, pid: process.pid }), store.leases)).toBe(false);
+    await kill();
+    expect(await alive(subject(legacy), store.leases)).toBe(false);
+  });
+
   it('reads our own pid under an instance that is not ours, started at another time, as a previous life: dead', async () => {
     const store = new RunStore(await tempDir());
     const self = currentOwner();

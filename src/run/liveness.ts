@@ -58,8 +58,9 @@ export function ownVerdict(subject: { run_id: string; owner: Owner }): boolean |
  * journal (a model may be silent for an hour). A run of this process: whether it still runs
  * it. A process of this kernel and PID namespace: the kernel tells, by its pid and its start
  * time (a pid reused by another process is not alive; our own pid under another instance is a
- * previous life of it). Any other (another machine sharing the folder, another container, a
- * system without /proc): alive while its lease is fresh. A lease that cannot be read is taken
+ * previous life of it). One recorded by an older version on this host: by its pid. Any other
+ * (another machine sharing the folder, another container, a system without /proc): alive
+ * while its lease is fresh. A lease that cannot be read is taken
  * for alive: taking a live run over would pay for it twice.
  */
 export async function alive(subject: { run_id: string; owner: Owner }, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
@@ -72,7 +73,24 @@ export async function alive(subject: { run_id: string; owner: Owner }, leases: L
     // null: /proc could not be read, so the lease tells.
     if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
   }
+  if (owner.version === undefined && owner.host === os.hostname()) return pidExists(owner.pid);
   return leases.fresh(owner.instance, options.leaseFreshMs ?? LEASE_FRESH_MS).catch(() => true);
+}
+
+/**
+ * For an owner recorded before owners had a start time, a version and a lease (a server not
+ * yet upgraded, still running its run): whether its pid is there, on this host. Our own pid is
+ * a previous life of it.
+ */
+export function pidExists(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists, but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Whether `owner` was recorded by a process whose pid means the same here: this host, this boot, this PID namespace. */

@@ -1,5 +1,5 @@
 import type { Owner, RunRecord } from './record.js';
-import { ownVerdict } from './liveness.js';
+import { ownVerdict, pidExists } from './liveness.js';
 
 export { currentOwner, runningHere } from './liveness.js';
 
@@ -15,18 +15,8 @@ const STALE_MS = 60 * 60 * 1000;
  * this file goes.
  */
 export function ownerAlive(record: Pick<RunRecord, 'run_id' | 'owner' | 'updated_at'>, self: Owner, now = Date.now()): boolean {
-  const { owner } = record;
   const own = ownVerdict(record);
   if (own !== undefined) return own;
   if (now - Date.parse(record.updated_at) > STALE_MS) return false;
-  if (owner.host !== self.host) return true;
-  // Our own pid under another instance is a previous life of this pid (pid 1 in a container).
-  if (owner.pid === self.pid) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists, but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return record.owner.host !== self.host || pidExists(record.owner.pid);
 }

@@ -63,8 +63,10 @@ export class RunStore {
     checkName(name, RUN_ID, 'run id');
     const folder = await this.disk.limit(`creating a run folder in ${this.rootDir}`, async (signal) => {
       await this.prepare(signal);
-      // Not recursive: fails if the name exists, so the folder is certainly new and ours.
-      await mkdir(path.join(this.rootDir, name), { mode: 0o700 });
+      // Not recursive: fails if the name exists, so the folder is certainly new and ours. An
+      // output folder removed since it was checked is made again, and checked again.
+      const dir = path.join(this.rootDir, name);
+      await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }));
       return new RunFolder(this.rootDir, name, this.disk, this.catchUp, true);
     });
     await this.sweepOnce();
