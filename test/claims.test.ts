@@ -10,7 +10,7 @@ const projectRoot = path.resolve(import.meta.dirname, '..');
 const racer = path.join(projectRoot, 'test', 'support', 'claim-racer.ts');
 const KEY = '0123456789abcdef0123456789abcdef';
 
-const claimOf = (run_id: string, owner: Record<string, unknown> = { pid: process.pid }): Claim => ({ run_id, owner, at: new Date().toISOString() });
+const claimOf = (run_id: string, owner: object = { pid: process.pid }): Claim => ({ run_id, owner, at: new Date().toISOString() });
 const claimFiles = (root: string) => readdir(path.join(root, '.requests', KEY));
 
 interface Outcome {
@@ -24,9 +24,14 @@ async function race(root: string, count: number): Promise<Outcome[]> {
   const racers = Array.from({ length: count }, (_, i) => {
     const child = spawn(process.execPath, ['--import', 'tsx', racer, root, KEY, `run-${i}`], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] });
     let output = '';
-    const ready = new Promise<void>((resolve) => child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk).startsWith('ready\n') && resolve()));
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk).startsWith('ready\n') && resolve()),
+    );
     const done = new Promise<Outcome>((resolve, reject) =>
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output.split('\n')[1]!)) : reject(new Error(`racer ${i} exited with ${code}`)))),
+      child.on('exit', (code) => {
+        if (code === 0) resolve(JSON.parse(output.split('\n')[1]!));
+        else reject(new Error(`racer ${i} exited with ${code}`));
+      }),
     );
     return { child, ready, done };
   });
@@ -48,7 +53,7 @@ describe('request claims (issue 18, item 3)', () => {
 
   it('lets the next claimant take over after 10 dead claimants in a row, and keeps only the newest generation', async () => {
     const store = new RunStore(await tempDir());
-    const dead = (claim: Claim | undefined) => claim?.owner.dead === true;
+    const dead = (claim: Claim | undefined) => (claim?.owner as { dead?: boolean } | undefined)?.dead === true;
     for (let i = 1; i <= 10; i++) {
       const outcome = await store.claims.take(KEY, (latest) => (latest === undefined || dead(latest) ? claimOf(`dead-${i}`, { dead: true }) : undefined));
       expect(outcome).toMatchObject({ taken: true, generation: i });
@@ -57,7 +62,8 @@ describe('request claims (issue 18, item 3)', () => {
     expect(next).toMatchObject({ taken: true, generation: 11, claim: { run_id: 'alive' } });
     expect(await claimFiles(store.rootDir)).toEqual(['11.json']);
     // A live claimant is followed, not taken over.
-    expect(await store.claims.take(KEY, (latest) => (dead(latest) ? claimOf('late') : undefined))).toMatchObject({ taken: false, generation: 11, claim: { run_id: 'alive' } });
+    const late = await store.claims.take(KEY, (latest) => (dead(latest) ? claimOf('late') : undefined));
+    expect(late).toMatchObject({ taken: false, generation: 11, claim: { run_id: 'alive' } });
   });
 
   it('makes a generation once only: a second claim of it is refused', async () => {

@@ -84,7 +84,8 @@ describe('a folder removed mid-run is made again, and the write lands (issue 18,
 });
 
 describe('EACCES leaves no temporary file behind (issue 18, item 1)', () => {
-  it.skipIf(process.platform === 'win32')('for a whole write, a journal, an exclusive create and a streamed answer, into a run folder made read-only mid-run', async (context) => {
+  const title = 'for a whole write, a journal, an exclusive create and a streamed answer, into a run folder made read-only mid-run';
+  it.skipIf(process.platform === 'win32')(title, async (context) => {
     const root = await tempDir();
     const writer = path.join(projectRoot, 'test', 'support', 'eacces-writer.ts');
     const node = [process.execPath, '--import', 'tsx', writer, root];

@@ -36,7 +36,11 @@ describe('parseProcStat', () => {
 
   it.skipIf(!linux)("reads this process's own start time, boot and PID namespace", () => {
     const view = readOwnKernelView();
-    expect(view).toMatchObject({ start_time: expect.any(Number), boot_id: expect.stringMatching(/^[0-9a-f-]{36}$/), pid_ns: expect.stringMatching(/^pid:\[\d+\]$/) });
+    expect(view).toMatchObject({
+      start_time: expect.any(Number),
+      boot_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      pid_ns: expect.stringMatching(/^pid:\[\d+\]$/),
+    });
     expect(currentOwner()).toMatchObject({ pid: process.pid, host: os.hostname(), ...view, version: expect.any(String) });
   });
 });
@@ -61,7 +65,8 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const stat = (await readProcStat(child.pid!, AbortSignal.timeout(5000)))!;
-    const owner: OwnerIdentity = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView(), start_time: stat.startTime };
+    const owner: OwnerIdentity = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView() };
+    owner.start_time = stat.startTime;
     return { owner, kill: () => (child.kill('SIGKILL'), exited) };
   }
 
@@ -89,7 +94,7 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     const { owner, kill } = await liveProcess();
     const legacy = { pid: owner.pid, host: owner.host, instance: owner.instance };
     expect(await alive(subject(legacy), store.leases)).toBe(true);
-    expect(await alive(subject({ ...legacy, pid: process.pid }), store.leases)).toBe(false);
+    for (const pid of [process.pid, 0, -1]) expect(await alive(subject({ ...legacy, pid }), store.leases)).toBe(false);
     await kill();
     expect(await alive(subject(legacy), store.leases)).toBe(false);
   });

@@ -161,7 +161,8 @@ describe('LineStdioTransport (issue 18, item 1: a huge stdin line never ends the
 
   it('reports a broken stdout (EPIPE) through onerror and onclose, never by throwing', async () => {
     // A reader that closes its end of the pipe, and stays.
-    const reader = spawn(process.execPath, ['-e', 'require("fs").closeSync(0); console.log("closed"); setInterval(() => {}, 1000)'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const script = 'require("fs").closeSync(0); console.log("closed"); setInterval(() => {}, 1000)';
+    const reader = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'ignore'] });
     onTestFinished(() => void reader.kill('SIGKILL'));
     await new Promise((resolve) => reader.stdout.once('data', resolve));
     const transport = new LineStdioTransport(new PassThrough(), reader.stdin);
@@ -185,13 +186,15 @@ describe('LineStdioTransport end to end, over the pipes of a real process', () =
 
   it('finishes a call in flight and serves later calls, through a 50 MB line and an 11 MB line (which the SDK transport would die of)', async () => {
     const stderr: string[] = [];
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/support/stdio-server.ts'], cwd: projectRoot, stderr: 'pipe' });
+    const args = ['--import', 'tsx', 'test/support/stdio-server.ts'];
+    const transport = new StdioClientTransport({ command: process.execPath, args, cwd: projectRoot, stderr: 'pipe' });
     transport.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     client = new Client({ name: 'e2e-client', version: '1.0.0' });
     await client.connect(transport);
 
     const inFlight = client.callTool({ name: 'wait', arguments: { ms: 1500 } });
-    await expect(client.callTool({ name: 'length', arguments: { text: 'x'.repeat(50 * MiB) } })).rejects.toMatchObject({ code: -32600, message: expect.stringContaining('over the limit') });
+    const huge = client.callTool({ name: 'length', arguments: { text: 'x'.repeat(50 * MiB) } });
+    await expect(huge).rejects.toMatchObject({ code: -32600, message: expect.stringContaining('over the limit') });
     expect(textOf(await client.callTool({ name: 'length', arguments: { text: 'y'.repeat(11 * MiB) } }))).toBe(String(11 * MiB));
     expect(textOf(await inFlight)).toBe('waited 1500 ms');
     expect(textOf(await client.callTool({ name: 'wait', arguments: { ms: 1 } }))).toBe('waited 1 ms');

@@ -17,7 +17,9 @@ export class LineSplitter {
     readonly maxLineBytes: number,
     private readonly keepBytes = 1024,
   ) {
-    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw new TypeError(`maxLineBytes must be a positive integer, not ${maxLineBytes}`);
+    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) {
+      throw new TypeError(`maxLineBytes must be a positive integer, not ${maxLineBytes}`);
+    }
   }
 
   /** The lines that `chunk` ends, in order; the rest of it waits for the next chunk. */
@@ -65,13 +67,19 @@ export class LineSplitter {
 /** A copy of the first `count` bytes of `parts`: it holds no reference to the large buffers it came from. */
 function firstBytes(parts: Buffer[], count: number): Buffer {
   const kept: Buffer[] = [];
-  for (let left = count, i = 0; left > 0 && i < parts.length; left -= kept.at(-1)!.length, i++) kept.push(parts[i]!.subarray(0, left));
+  for (let left = count, i = 0; left > 0 && i < parts.length; i++) {
+    kept.push(parts[i]!.subarray(0, left));
+    left -= kept.at(-1)!.length;
+  }
   return Buffer.from(Buffer.concat(kept));
 }
 
 /** A copy of the last `count` bytes of `parts`. */
 function lastBytes(parts: Buffer[], count: number): Buffer {
   const kept: Buffer[] = [];
-  for (let left = count, i = parts.length - 1; left > 0 && i >= 0; left -= kept[0]!.length, i--) kept.unshift(parts[i]!.subarray(Math.max(0, parts[i]!.length - left)));
+  for (let left = count, i = parts.length - 1; left > 0 && i >= 0; i--) {
+    kept.unshift(parts[i]!.subarray(Math.max(0, parts[i]!.length - left)));
+    left -= kept[0]!.length;
+  }
   return Buffer.from(Buffer.concat(kept));
 }

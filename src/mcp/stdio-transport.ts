@@ -122,6 +122,7 @@ export class LineStdioTransport implements Transport {
     const quoted = text === undefined ? '' : ` (${JSON.stringify(text.slice(0, QUOTE_CHARS))}${text.length > QUOTE_CHARS ? '...' : ''})`;
     const answered = id === undefined ? 'no request id in sight to answer' : `request ${JSON.stringify(id)} answered with an error`;
     this.onerror?.(new Error(`stdin: a message refused: ${why}${quoted}; ${answered}`));
-    if (id !== undefined) void this.send({ jsonrpc: '2.0', id, error: { code, message: `Message refused: ${why}.` } }).catch(() => undefined);
+    if (id === undefined) return;
+    void this.send({ jsonrpc: '2.0', id, error: { code, message: `Message refused: ${why}.` } }).catch(() => undefined);
   }
 }

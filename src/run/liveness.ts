@@ -60,8 +60,8 @@ export function ownVerdict(subject: { run_id: string; owner: Owner }): boolean |
  * time (a pid reused by another process is not alive; our own pid under another instance is a
  * previous life of it). One recorded by an older version on this host: by its pid. Any other
  * (another machine sharing the folder, another container, a system without /proc): alive
- * while its lease is fresh. A lease that cannot be read is taken
- * for alive: taking a live run over would pay for it twice.
+ * while its lease is fresh. A lease that cannot be read is taken for alive: taking a live run
+ * over would pay for it twice.
  */
 export async function alive(subject: { run_id: string; owner: Owner }, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
   const own = ownVerdict(subject);
@@ -69,7 +69,8 @@ export async function alive(subject: { run_id: string; owner: Owner }, leases: L
   const owner: OwnerIdentity = subject.owner;
   const timeoutMs = options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS;
   if (sameKernelView(owner)) {
-    const stat = await withTimeLimit(timeoutMs, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal)).catch(() => null);
+    const reading = withTimeLimit(timeoutMs, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
+    const stat = await reading.catch(() => null);
     // null: /proc could not be read, so the lease tells.
     if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
   }
@@ -80,10 +81,10 @@ export async function alive(subject: { run_id: string; owner: Owner }, leases: L
 /**
  * For an owner recorded before owners had a start time, a version and a lease (a server not
  * yet upgraded, still running its run): whether its pid is there, on this host. Our own pid is
- * a previous life of it.
+ * a previous life of it; 0 or a negative pid (a process group, every process) is nobody.
  */
 export function pidExists(pid: number): boolean {
-  if (pid === process.pid) return false;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;

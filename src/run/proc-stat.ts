@@ -51,7 +51,8 @@ export function readOwnKernelView(): KernelView | undefined {
   try {
     const stat = parseProcStat(readFileSync('/proc/self/stat', 'utf8'));
     if (stat?.pid !== process.pid) return undefined;
-    return { start_time: stat.startTime, boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pid_ns: readlinkSync('/proc/self/ns/pid') };
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return { start_time: stat.startTime, boot_id: bootId, pid_ns: readlinkSync('/proc/self/ns/pid') };
   } catch {
     return undefined;
   }

@@ -12,10 +12,10 @@ const MAX_CLAIM_BYTES = 16 * 1024;
 /** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
 const MAX_LOST_RACES = 8;
 
-/** Who pays for a request's run: the run, the process that runs it, and since when. */
+/** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
 export interface Claim {
   run_id: string;
-  owner: Record<string, unknown>;
+  owner: object;
   at: string;
 }
 
@@ -67,7 +67,9 @@ export class RequestClaims {
    */
   async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
     checkName(key, KEY, 'request key');
-    if (!Number.isSafeInteger(generation) || generation < 1) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
+    if (!Number.isSafeInteger(generation) || generation < 1) {
+      throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
+    }
     const dir = path.join(this.dir, key);
     const file = generationFile(dir, generation);
     await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.remakeFolders(file, signal));
@@ -124,9 +126,9 @@ async function removeOwn(file: string): Promise<void> {
 function parseClaim(text: string | undefined): Claim | undefined {
   try {
     const value = JSON.parse(text ?? '') as Partial<Claim>;
-    const owner = value.owner;
-    const whole = typeof value.run_id === 'string' && typeof value.at === 'string' && typeof owner === 'object' && owner !== null && !Array.isArray(owner);
-    return whole ? { run_id: value.run_id!, owner: owner!, at: value.at! } : undefined;
+    const { run_id, owner, at } = value;
+    const ownerIsObject = typeof owner === 'object' && owner !== null && !Array.isArray(owner);
+    return typeof run_id === 'string' && typeof at === 'string' && ownerIsObject ? { run_id, owner, at } : undefined;
   } catch {
     return undefined;
   }

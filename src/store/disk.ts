@@ -58,7 +58,10 @@ export class Disk {
   /** Writes `target` whole, only if no file has that name yet: true if this call made it. */
   createFile(target: string, content: string): Promise<boolean> {
     return this.limit(`creating ${target}`, (signal) =>
-      this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, this.durable, signal), target, signal)),
+      this.inFolders(target, signal, async () => {
+        const temporary = await this.temporary(target, content, this.durable, signal);
+        return publishIfAbsent(temporary, target, signal);
+      }),
     );
   }
 

@@ -16,7 +16,8 @@ const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;
 export const STALE_MS = 60 * 60 * 1000;
 
 /** The name of a new temporary file for `fileName` in `stagingDir`, as TEMP_NAME matches it. */
-export const temporaryName = (stagingDir: string, fileName: string): string => path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
+export const temporaryName = (stagingDir: string, fileName: string): string =>
+  path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
 
 /** Writes what a new file holds. */
 export type Fill = (handle: FileHandle, signal: AbortSignal) => Promise<void>;
@@ -25,6 +26,8 @@ export const textFill =
   (content: string): Fill =>
   (handle) =>
     handle.writeFile(content, 'utf8');
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 /** The whole content of an open file (the only copy left of a file whose folder was removed). */
 export const copyFill =
@@ -40,15 +43,19 @@ export const copyFill =
     }
   };
 
-const COPY_CHUNK_BYTES = 1024 * 1024;
-
 /**
  * Fills a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and returns its path.
  * With `durable`, the data is flushed to the disk before the file is published, so that even a
  * power cut never leaves a published file empty. Whatever step fails, closing included (where a
  * network file system reports a lost write), no temporary file is left behind.
  */
-export async function writeTemporary(stagingDir: string, fileName: string, fill: Fill, durable: boolean, signal: AbortSignal): Promise<string> {
+export async function writeTemporary(
+  stagingDir: string,
+  fileName: string,
+  fill: Fill,
+  durable: boolean,
+  signal: AbortSignal,
+): Promise<string> {
   const temporary = temporaryName(stagingDir, fileName);
   const handle = await openNew(temporary);
   try {

@@ -33,7 +33,8 @@ export class Leases {
     const file = this.file(instance);
     return this.disk.limit(`touching ${file}`, async (signal) => {
       await this.prepare(signal);
-      const handle = await this.disk.inFolders(file, signal, () => open(file, constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o600));
+      const opening = () => open(file, constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o600);
+      const handle = await this.disk.inFolders(file, signal, opening);
       try {
         const info = await handle.stat();
         if (!info.isFile() || !ownedByUs(info)) throw new StoreError('ERR_STORE_UNSAFE', `${file} is not a lease of ours`);
@@ -63,7 +64,9 @@ export class Leases {
   }
 
   private file(instance: string): string {
-    if (!INSTANCE.test(instance)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid instance id: ${JSON.stringify(instance.slice(0, 80))}`);
+    if (!INSTANCE.test(instance)) {
+      throw new StoreError('ERR_STORE_BAD_NAME', `not a valid instance id: ${JSON.stringify(instance.slice(0, 80))}`);
+    }
     return path.join(this.dir, instance);
   }
 }

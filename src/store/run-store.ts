@@ -110,8 +110,9 @@ export class RunStore {
 
   /**
    * The output folder (created 0700 where missing), the staging and index folders, checked to be
-   * ours alone (the claims' and leases' folders are made when first needed). Once they are, only we could change them, so the check is made once; a failure
-   * is not remembered, and the next call checks again.
+   * ours alone (the claims' and leases' folders are made when first needed). Once they are, only
+   * we could change them, so the check is made once; a failure is not remembered, and the next
+   * call checks again.
    */
   private prepare(signal: AbortSignal): Promise<void> {
     this.prepared ??= (async () => {
