@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
 import { HELP } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
 import { createLogger } from './log/logger.js';
+import { LineTransport } from './mcp/line-transport.js';
 import { faceRunService } from './host/lazy.js';
 import { createServer } from './server.js';
 import { exitOnDisconnect, type Stop } from './shutdown.js';
@@ -71,19 +71,19 @@ async function serve(config: Config): Promise<void> {
 }
 
 /**
- * The SDK's stdio transport. After a line longer than it accepts (10 MiB) it closes itself
- * and stops reading, which used to end the process silently with code 0; now the process
- * ends the recorded way, saying why, with code 1.
+ * stdio as the MCP transport. A message it cannot serve (a line over 16 MiB, one that is not
+ * JSON-RPC) is answered with an error where it can be and logged, and every other call goes on;
+ * the transport closes when stdout breaks: the client is gone.
  */
-function stdioTransport(stop: Stop, logger: Logger): StdioServerTransport {
-  const transport = new StdioServerTransport();
+function stdioTransport(stop: Stop, logger: Logger): LineTransport {
+  const transport = new LineTransport();
   let lastError: Error | undefined;
   transport.onerror = (error) => {
     lastError = error;
     // The message may quote the client's line: a short excerpt is enough.
-    logger.warn({ error: error.message.slice(0, 300) }, 'unreadable message on stdin');
+    logger.warn({ error: error.message.slice(0, 300) }, 'the stdio transport reported a problem');
   };
-  transport.onclose = () => stop(`the MCP stdio transport closed${lastError ? ` after: ${lastError.message.slice(0, 300)}` : ''}`, 1);
+  transport.onclose = () => stop.gone(`stdout broke${lastError ? ` (${lastError.message.slice(0, 300)})` : ''}`);
   return transport;
 }
 
