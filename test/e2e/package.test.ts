@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { HOMEPAGE } from '../../src/cli/help.js';
@@ -34,6 +34,10 @@ describe('the published package', () => {
     // Source maps point at src/, which is not shipped; the bundle carries its packages' licences.
     expect(files.filter((file) => file.startsWith('dist/') && !file.endsWith('.js'))).toEqual(['dist/THIRD-PARTY-LICENSES.md']);
     expect(files).toContain('dist/bin.js');
+  });
+
+  it('is packed and installed without leaving a file in the temporary folder (the build runs tsx)', () => {
+    expect(readdirSync(inject('packTmp'))).toEqual([]);
   });
 
   it('says where it comes from, where to report bugs, and under which license', () => {

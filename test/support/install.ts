@@ -19,6 +19,8 @@ export interface Installed {
    * logs land here, in the temporary folder, instead of growing the user's ~/.npm on every run.
    */
   npmCache: string;
+  /** The temporary folder npm and the build it runs (`prepare`) were given: left empty. */
+  tmp: string;
 }
 
 const QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
@@ -27,8 +29,11 @@ const QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 export async function packAndInstall(): Promise<Installed> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'parallel-llm-pack-'));
   const npmCache = path.join(dir, 'npm-cache');
-  const npm = (args: string[], cwd: string) =>
-    execFileSync('npm', args, { cwd, env: { ...process.env, npm_config_cache: npmCache }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const tmp = path.join(dir, 'tmp');
+  await mkdir(tmp);
+  // `npm pack` builds (prepare) with tsx, which caches what it compiles in TMPDIR unless told not to.
+  const env = { ...process.env, npm_config_cache: npmCache, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' };
+  const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const [packed] = JSON.parse(npm(['pack', '--json', '--silent', '--pack-destination', dir], projectRoot)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const tarball = path.join(dir, packed!.filename);
   const install = path.join(dir, 'install');
@@ -50,5 +55,6 @@ export async function packAndInstall(): Promise<Installed> {
     files: packed!.files.map((file) => file.path),
     binPath: path.join(install, 'node_modules', '.bin', 'parallel-llm-mcp'),
     npmCache,
+    tmp,
   };
 }
