@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RunHandle } from '../run/handle.js';
 import type { RunRecord } from '../run/record.js';
 import type { Runs } from '../run/runs.js';
+import { count } from '../present/words.js';
 
 /** How many runs resources/list offers: the newest. */
 const LISTED_RUNS = 25;
@@ -38,7 +39,7 @@ function listing({ id, record }: { id: string; record: Readonly<RunRecord> | und
     uri,
     name: id,
     title: `${title} (${record.status.replace('_', ' ')})`,
-    description: `${record.candidates.length} models, started ${record.started_at}`,
+    description: `${count(record.candidates.length, 'model')}, started ${record.started_at}`,
     mimeType: 'text/markdown',
   };
 }
