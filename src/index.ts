@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
-import { HELP } from './cli/help.js';
+import { mainHelp } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
 import { createLogger } from './log/logger.js';
 import { OpenRouterClient } from './openrouter/client.js';
@@ -16,7 +16,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(HELP);
+      process.stdout.write(mainHelp());
       return 0;
     case '--version':
     case '-v':

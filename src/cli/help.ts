@@ -1,7 +1,7 @@
-/** package.json's homepage: where a user who started us through npx finds the README. */
-export const HOMEPAGE = 'https://github.com/parallel-llm-mcp/parallel-llm-mcp#readme';
+import { readmePath } from '../version.js';
 
-export const HELP = `parallel-llm-mcp: ask several LLMs the same question through OpenRouter, get one synthesized answer.
+/** The main help; it names this copy's README, since the package has no web page. */
+export const mainHelp = () => `parallel-llm-mcp: ask several LLMs the same question through OpenRouter, get one synthesized answer.
 
 Usage:
   parallel-llm-mcp                 run the stdio MCP server (what MCP clients launch)
@@ -11,7 +11,7 @@ Usage:
   parallel-llm-mcp --version       the version
 
 Configuration is read from the environment; only OPENROUTER_API_KEY is required.
-Every variable is described in the README: ${HOMEPAGE}
+Every variable is described in the README: ${readmePath()}
 `;
 
 export const ASK_HELP = `Usage: parallel-llm-mcp ask [--] "prompt"

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,13 +248,15 @@ describe('doctor', () => {
 });
 
 describe('help, version and unknown commands', () => {
-  it('lists ask and doctor under --help, on stdout, exiting 0 even without a key', async () => {
+  it('lists ask and doctor under --help, and names the README that came with the package, on stdout, exiting 0 even without a key', async () => {
     const result = await run(['--help'], withoutKey(userEnv(fake, await tempDir())));
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^\s+parallel-llm-mcp ask /m);
     expect(result.stdout).toMatch(/^\s+parallel-llm-mcp doctor /m);
+    const readme = /the README: (\S+)$/m.exec(result.stdout)![1]!;
+    expect(readFileSync(readme, 'utf8')).toMatch(/^# parallel-llm-mcp\n/);
   });
 
   it("prints package.json's version under --version, exiting 0 even without a key", async () => {

@@ -1,30 +1,34 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { HOMEPAGE } from '../../src/cli/help.js';
 import { tempDir } from '../support/harness.js';
-import { projectRoot } from '../support/install.js';
+import { packagesNpxInstalled, projectRoot } from '../support/install.js';
 import { binPath, connect, processPrompt, startE2eFake, userEnv, waitFor } from './support.js';
 
 const packageJson = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
 
 /**
- * Module hooks that print `RESOLVED <package>` on stderr for every module resolved from
- * another package's folder: the bundle must hold everything the server needs to start.
+ * Module hooks that print, on stderr, `RESOLVED <package>` for every module resolved from another
+ * package's folder, and `LOADED <file>` for every file of this package's dist/ as it is loaded:
+ * the bundle must hold everything, and load undici's chunk only for the first request.
  */
-const REPORT_PACKAGES_HOOKS = `
+const REPORT_MODULES_HOOKS = `
 import { writeSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url)?.[1];
   if (name && name !== 'parallel-llm-mcp') writeSync(2, 'RESOLVED ' + name + '\\n');
+  const file = /\\/parallel-llm-mcp\\/dist\\/([^/]+)$/.exec(resolved.url)?.[1];
+  if (file) writeSync(2, 'LOADED ' + file + '\\n');
   return resolved;
 }`;
-const REPORT_PACKAGES = `data:text/javascript,${encodeURIComponent(
-  `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(REPORT_PACKAGES_HOOKS)}`)});`,
+const REPORT_MODULES = `data:text/javascript,${encodeURIComponent(
+  `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(REPORT_MODULES_HOOKS)}`)});`,
 )}`;
 
-const resolvedPackages = (stderr: string) => [...new Set([...stderr.matchAll(/^RESOLVED (\S+)$/gm)].map((match) => match[1]))];
+const reported = (word: string, stderr: string) => [...new Set([...stderr.matchAll(new RegExp(`^${word} (\\S+)$`, 'gm'))].map((match) => match[1]))];
+const undiciChunk = (stderr: string) => reported('LOADED', stderr).some((file) => /^undici-\w+\.js$/.test(file!));
 
 describe('the published package', () => {
   it('holds only what a user needs: the built JavaScript, the docs, the config examples, the license', () => {
@@ -40,24 +44,40 @@ describe('the published package', () => {
     expect(readdirSync(inject('packTmp'))).toEqual([]);
   });
 
-  it('says where it comes from, where to report bugs, and under which license', () => {
-    expect(packageJson).toMatchObject({
-      license: 'MIT',
-      homepage: HOMEPAGE,
-      repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/) },
-      bugs: { url: expect.stringMatching(/^https:\/\/.+\/issues$/) },
-    });
+  it('names no web page that does not exist: no homepage, repository or bugs URL; the MIT license', () => {
+    expect(Object.keys(packageJson).filter((key) => ['homepage', 'repository', 'bugs'].includes(key))).toEqual([]);
+    expect(packageJson.license).toBe('MIT');
     expect(readFileSync(path.join(projectRoot, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
   });
 
-  it('starts without loading any other package, and loads undici only for the first request', async () => {
+  it('declares no runtime dependency: dist/ bundles every package it runs', () => {
+    expect(packageJson.dependencies ?? {}).toEqual({});
+  });
+
+  it('starts without loading any other package, and loads its undici chunk only for the first request', async () => {
     const fake = await startE2eFake();
-    const session = await connect(userEnv(fake, await tempDir()), process.execPath, ['--import', REPORT_PACKAGES, binPath()]);
+    const session = await connect(userEnv(fake, await tempDir()), process.execPath, ['--import', REPORT_MODULES, binPath()]);
+    await session.client.listTools();
+    expect(reported('LOADED', session.stderr())).toContain('index.js');
+    expect(undiciChunk(session.stderr())).toBe(false);
     await processPrompt(session, { prompt: 'What is 2+2?' });
-    // stderr is one pipe written in order: once undici's line is in, every line from the start is too.
-    await waitFor(() => resolvedPackages(session.stderr()).includes('undici'));
-    expect(resolvedPackages(session.stderr())).toEqual(['undici']);
+    await waitFor(() => undiciChunk(session.stderr()));
+    expect(reported('RESOLVED', session.stderr())).toEqual([]);
     await session.close();
     await fake.close();
   });
+});
+
+describe('a cold npx of the tarball', () => {
+  it('installs at most 5 packages into an empty npm cache and prints the version', async () => {
+    const dir = await tempDir();
+    const npmCache = path.join(dir, 'npm-cache');
+    const printed = execFileSync('npx', ['-y', `--package=${inject('tarball')}`, 'parallel-llm-mcp', '--version'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', npm_config_cache: npmCache, npm_config_update_notifier: 'false' },
+      encoding: 'utf8',
+    });
+    expect(printed).toBe(`${packageJson.version}\n`);
+    expect(packagesNpxInstalled(npmCache).length).toBeLessThanOrEqual(5);
+  }, 60_000);
 });

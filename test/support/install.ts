@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,4 +57,15 @@ export async function packAndInstall(): Promise<Installed> {
     npmCache,
     tmp,
   };
+}
+
+/** The packages a cold `npx -y --package=...` installed in `npmCache`, scoped ones included. */
+export function packagesNpxInstalled(npmCache: string): string[] {
+  const npx = path.join(npmCache, '_npx');
+  return readdirSync(npx).flatMap((install) => {
+    const nodeModules = path.join(npx, install, 'node_modules');
+    return readdirSync(nodeModules)
+      .filter((entry) => !entry.startsWith('.'))
+      .flatMap((entry) => (entry.startsWith('@') ? readdirSync(path.join(nodeModules, entry)).map((name) => `${entry}/${name}`) : [entry]));
+  });
 }
