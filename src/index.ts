@@ -1,12 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
 import { mainHelp } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
+import { loadDotEnv } from './dot-env.js';
 import { createLogger } from './log/logger.js';
+import { createSetupErrorServer } from './mcp/setup-error-server.js';
 import { OpenRouterClient } from './openrouter/client.js';
 import { createServer } from './server.js';
-import { exitOnDisconnect, type Stop } from './shutdown.js';
+import { exitOnDisconnect, type Stop, type Stops } from './shutdown.js';
 import { packageVersion } from './version.js';
 
 /** The entry point: reads the config, sets up logging, wires the parts, owns the process. */
@@ -24,11 +27,11 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0;
     // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return (await import('./cli/ask.js')).runAsk(rest, loadConfig);
+      return (await import('./cli/ask.js')).runAsk(rest, readConfig);
     case 'doctor':
-      return (await import('./cli/doctor.js')).doctorCommand(rest, loadConfig);
+      return (await import('./cli/doctor.js')).doctorCommand(rest, readConfig);
     case undefined:
-      await serve(loadConfig());
+      await startServer();
       return undefined;
     default:
       process.stderr.write(`parallel-llm-mcp: unknown command "${command}"; see parallel-llm-mcp --help\n`);
@@ -36,12 +39,42 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
 }
 
-/** The stdio MCP server: stdout carries JSON-RPC and nothing else. */
-async function serve(config: Config): Promise<void> {
-  const logger = createLogger({ level: config.logLevel, file: config.logFile });
+/** The environment's configuration, completed by a .env file in the working folder. */
+function readConfig(): Config {
+  loadDotEnv(process.cwd());
+  return loadConfig();
+}
+
+/**
+ * The stdio MCP server: stdout carries JSON-RPC and nothing else. A setup problem does not end
+ * it: a server that says what is wrong in every tool call starts instead.
+ */
+async function startServer(): Promise<void> {
+  let config: Config;
+  let logger: Logger;
+  try {
+    config = readConfig();
+    logger = createLogger({ level: config.logLevel, file: config.logFile });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return serveSetupError(error.message);
+  }
+  await serve(config, logger);
+}
+
+async function serveSetupError(problem: string): Promise<void> {
+  process.stderr.write(`parallel-llm-mcp: ${problem}\n`);
+  const logger = createLogger({ level: 'info' });
+  const server = createSetupErrorServer(problem, packageVersion());
+  const close = () => server.close();
+  await connectStdio(server, { clientGone: close, halted: close }, logger);
+}
+
+async function serve(config: Config, logger: Logger): Promise<void> {
   const client = OpenRouterClient.fromConfig(config, logger);
   const { server, runs } = createServer({ config, client, logger, version: packageVersion() });
-  const stop = exitOnDisconnect(
+  await connectStdio(
+    server,
     {
       // Runs outlive their calls: with the client gone, they still finish and are saved for
       // get_run from another process. Each upstream call has its limit; this is a backstop.
@@ -59,8 +92,12 @@ async function serve(config: Config): Promise<void> {
     },
     logger,
   );
-  await server.connect(stdioTransport(stop, logger));
   logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
+}
+
+/** Serves `server` on stdio until the client goes away or a signal comes; `stops` says how to stop. */
+async function connectStdio(server: McpServer, stops: Stops, logger: Logger): Promise<void> {
+  await server.connect(stdioTransport(exitOnDisconnect(stops, logger), logger));
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ChatCompleter } from './run/orchestrate.js';
 import { runsFromConfig } from './run/from-config.js';
 import type { Runs } from './run/runs.js';
 
-const SERVER_NAME = 'parallel-llm-server';
+export const SERVER_NAME = 'parallel-llm-server';
 
 export interface ServerDeps {
   config: Config;

@@ -1,5 +1,7 @@
-import type { Config } from '../config.js';
+import { closeSync } from 'node:fs';
+import { ConfigError, type Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
+import { openLogFile } from '../log/log-file.js';
 import { createLogger } from '../log/logger.js';
 import { fetchKeyInfo, fetchModels } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
@@ -46,6 +48,7 @@ export async function runDoctor(config: Config, { out = process.stdout, limitMs 
     out.write(lines.map((line) => `${MARKS[line.level]} ${line.what}\n${line.fix ? `  fix: ${line.fix}\n` : ''}`).join(''));
   };
   const noAnswer = (what: string, fix: string): Line => ({ level: 'fail', what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
+  print(checkLogFile(config));
   try {
     await Promise.all([
       withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`, NETWORK_FIX)).then(print),
@@ -148,6 +151,18 @@ function describe({ model, role, variable }: Configured, verdict: ModelVerdict, 
 }
 
 const nearest = (ids: string[]) => (ids.length > 0 ? `; nearest current ids: ${ids.join(', ')}` : '; see https://openrouter.ai/models');
+
+/** The log file opens as the server would open it (created if missing); no line when there is none. */
+function checkLogFile(config: Config): Line[] {
+  if (!config.logFile) return [];
+  try {
+    closeSync(openLogFile(config.logFile));
+    return [{ level: 'ok', what: `logs also go to ${config.logFile}` }];
+  } catch (caught) {
+    if (!(caught instanceof ConfigError)) throw caught;
+    return [{ level: 'fail', what: caught.message, fix: 'set PARALLEL_LLM_LOG_FILE to a file you can write, or unset it' }];
+  }
+}
 
 async function checkOutputFolder(config: Config): Promise<Line[]> {
   if (!config.saveOutputs) return [{ level: 'ok', what: 'saving runs is off (PARALLEL_LLM_SAVE_OUTPUTS=false)' }];

@@ -7,21 +7,8 @@ import { projectRoot } from '../support/install.js';
 import { modelRow, startCatalogServer } from '../support/catalog-server.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
-import { binPath, finished, spawnBin, startE2eFake, userEnv, type Finished } from './support.js';
+import { binPath, finished, runBin, startE2eFake, userEnv, without } from './support.js';
 
-/** Runs the installed bin to its end; `input` is piped to stdin, which is closed either way. */
-async function run(args: string[], env: Record<string, string>, input = ''): Promise<Finished> {
-  const child = spawnBin(args, env);
-  const done = finished(child);
-  child.stdin.end(input);
-  return done;
-}
-
-const withoutKey = (env: Record<string, string>) => {
-  const copy: Record<string, string> = { ...env };
-  delete copy.OPENROUTER_API_KEY;
-  return copy;
-};
 
 const nonEmptyLines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
@@ -37,7 +24,7 @@ afterAll(async () => {
 describe('ask', () => {
   it('prints the synthesized answer alone on stdout, plain progress per model, the first line and the run folder on stderr, and exits 0', async () => {
     const outputDir = await tempDir();
-    const result = await run(['ask', 'What is 2+2?'], userEnv(fake, outputDir));
+    const result = await runBin(['ask', 'What is 2+2?'], userEnv(fake, outputDir));
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('The answer is 4.\n');
@@ -64,7 +51,7 @@ describe('ask', () => {
   it('reads the prompt from stdin when no prompt argument is given', async () => {
     fake.on('e2e/stdin', { answer: 'from stdin', delayMs: 10 });
     const prompt = 'A prompt piped on stdin,\nover two lines.';
-    const result = await run(['ask'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/stdin' }), prompt);
+    const result = await runBin(['ask'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/stdin' }), prompt);
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('The answer is 4.\n');
@@ -73,7 +60,7 @@ describe('ask', () => {
   });
 
   it('exits 1 when every model is refused (401), with each model\'s error on stderr and nothing on stdout', async () => {
-    const result = await run(['ask', 'q'], userEnv(fake, await tempDir(), { OPENROUTER_API_KEY: 'sk-wrong' }));
+    const result = await runBin(['ask', 'q'], userEnv(fake, await tempDir(), { OPENROUTER_API_KEY: 'sk-wrong' }));
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -91,7 +78,7 @@ describe('ask', () => {
     }
     const env = userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_MAX_RETRIES: '0' });
     const synthesized = fake.requestsFor('e2e/synth').length;
-    const result = await run(['ask', 'q'], env);
+    const result = await runBin(['ask', 'q'], env);
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -105,7 +92,7 @@ describe('ask', () => {
     ['a stdin of whitespace', ['ask'], ' \n\t\n'],
   ])('exits 2 with a message saying how to give a prompt, and calls no model, for %s', async (_name, args, input) => {
     const before = fake.requests.length;
-    const result = await run(args, userEnv(fake, await tempDir()), input);
+    const result = await runBin(args, userEnv(fake, await tempDir()), input);
 
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
@@ -132,7 +119,7 @@ describe('doctor', () => {
   });
 
   it('exits 0 and says all checks passed when the key is valid, every model id is known and the folder is writable', async () => {
-    const result = await run(['doctor'], await doctorEnv());
+    const result = await runBin(['doctor'], await doctorEnv());
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('All checks passed.');
@@ -143,14 +130,14 @@ describe('doctor', () => {
   });
 
   it('asks no model anything: checking a setup costs nothing', async () => {
-    const result = await run(['doctor'], await doctorEnv());
+    const result = await runBin(['doctor'], await doctorEnv());
 
     expect(result.code).toBe(0);
     expect(catalogue.requests).toHaveLength(0);
   });
 
   it('exits 1 on a refused key, naming OPENROUTER_API_KEY and how to fix it, without echoing the key', async () => {
-    const result = await run(['doctor'], await doctorEnv({ OPENROUTER_API_KEY: 'sk-wrong' }));
+    const result = await runBin(['doctor'], await doctorEnv({ OPENROUTER_API_KEY: 'sk-wrong' }));
 
     expect(result.code).toBe(1);
     const line = nonEmptyLines(result.stdout).findIndex((text) => text.startsWith('✘') && text.includes('OPENROUTER_API_KEY'));
@@ -161,7 +148,7 @@ describe('doctor', () => {
   });
 
   it('exits 1 on an unknown model id in PARALLEL_LLM_MODELS, naming it and suggesting the close match', async () => {
-    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'openai/gpt-5-codx,x-ai/grok-4-fast' }));
+    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'openai/gpt-5-codx,x-ai/grok-4-fast' }));
 
     expect(result.code).toBe(1);
     const lines = nonEmptyLines(result.stdout);
@@ -173,7 +160,7 @@ describe('doctor', () => {
   });
 
   it('points to the model list when an unknown model id has no close match', async () => {
-    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'acme/nothing-like-it' }));
+    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'acme/nothing-like-it' }));
 
     expect(result.code).toBe(1);
     const lines = nonEmptyLines(result.stdout);
@@ -201,7 +188,7 @@ describe('doctor', () => {
         PARALLEL_LLM_MODELS: 'x-ai/grok-4-fast,openai/gpt-5.1-codex',
         PARALLEL_LLM_SYNTHESIZER_MODEL: '~google/gemini-pro-latest',
       });
-      const result = await run(['doctor'], env);
+      const result = await runBin(['doctor'], env);
 
       expect(result.code).toBe(1);
       const lines = nonEmptyLines(result.stdout);
@@ -217,7 +204,7 @@ describe('doctor', () => {
   });
 
   it('exits 1 on an unknown synthesizer, naming PARALLEL_LLM_SYNTHESIZER_MODEL', async () => {
-    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-9-ultra' }));
+    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-9-ultra' }));
 
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('✘ synthesizer model google/gemini-9-ultra');
@@ -228,7 +215,7 @@ describe('doctor', () => {
     const file = path.join(await tempDir(), 'a-file');
     await writeFile(file, 'not a folder');
     const unwritable = path.join(file, 'runs');
-    const result = await run(['doctor'], await doctorEnv({ PARALLEL_LLM_OUTPUT_DIR: unwritable }));
+    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_OUTPUT_DIR: unwritable }));
 
     expect(result.code).toBe(1);
     const lines = nonEmptyLines(result.stdout);
@@ -240,7 +227,7 @@ describe('doctor', () => {
 
   it('leaves no run folder behind after probing the output folder', async () => {
     const outputDir = await tempDir();
-    const result = await run(['doctor'], { ...(await doctorEnv()), PARALLEL_LLM_OUTPUT_DIR: outputDir });
+    const result = await runBin(['doctor'], { ...(await doctorEnv()), PARALLEL_LLM_OUTPUT_DIR: outputDir });
 
     expect(result.code).toBe(0);
     expect((await readdir(outputDir)).filter((name) => !name.startsWith('.'))).toEqual([]);
@@ -249,7 +236,7 @@ describe('doctor', () => {
 
 describe('help, version and unknown commands', () => {
   it('lists ask and doctor under --help, and names the README that came with the package, on stdout, exiting 0 even without a key', async () => {
-    const result = await run(['--help'], withoutKey(userEnv(fake, await tempDir())));
+    const result = await runBin(['--help'], without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY'));
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
@@ -261,7 +248,7 @@ describe('help, version and unknown commands', () => {
 
   it("prints package.json's version under --version, exiting 0 even without a key", async () => {
     const { version } = JSON.parse(await readFile(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
-    const result = await run(['--version'], withoutKey(userEnv(fake, await tempDir())));
+    const result = await runBin(['--version'], without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY'));
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
@@ -274,7 +261,7 @@ describe('help, version and unknown commands', () => {
     [['doctor', '--help'], 'Usage: parallel-llm-mcp doctor'],
   ])('prints the help of %j on stdout and exits 0, without a key and without asking any model', async (args, usage) => {
     const before = fake.requests.length;
-    const result = await run(args, withoutKey(userEnv(fake, await tempDir())));
+    const result = await runBin(args, without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY'));
 
     expect(result.code).toBe(0);
     expect(result.stdout.startsWith(usage)).toBe(true);
@@ -288,7 +275,7 @@ describe('help, version and unknown commands', () => {
     [['doctor', 'now'], '"now"'],
   ])('refuses %j with one line on stderr and exit 2, asking no model', async (args, named) => {
     const before = fake.requests.length;
-    const result = await run(args, userEnv(fake, await tempDir()));
+    const result = await runBin(args, userEnv(fake, await tempDir()));
 
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
@@ -299,14 +286,14 @@ describe('help, version and unknown commands', () => {
 
   it('sends a prompt that begins with a dash when it follows --', async () => {
     fake.on('e2e/dash', { answer: 'a flag', delayMs: 10 });
-    const result = await run(['ask', '--', '--help'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/dash' }));
+    const result = await runBin(['ask', '--', '--help'], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/dash' }));
 
     expect(result.code).toBe(0);
     expect(fake.requestsFor('e2e/dash').at(-1)!.body.messages).toEqual([{ role: 'user', content: '--help' }]);
   });
 
   it.each([['frobnicate'], ['--frobnicate']])('exits 2 on the unknown command %s, with a message on stderr and nothing on stdout', async (command) => {
-    const result = await run([command], userEnv(fake, await tempDir()));
+    const result = await runBin([command], userEnv(fake, await tempDir()));
 
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
