@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
-import { mainHelp } from './cli/help.js';
+import { mainHelp, terminalGreeting } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
 import { loadDotEnv } from './dot-env.js';
 import { createLogger } from './log/logger.js';
@@ -50,6 +50,8 @@ function readConfig(): Config {
  * it: a server that says what is wrong in every tool call starts instead.
  */
 async function startServer(): Promise<void> {
+  // Someone started it by hand: nothing in a terminal will speak JSON-RPC to it.
+  if (process.stdin.isTTY) process.stderr.write(terminalGreeting(packageVersion()));
   let config: Config;
   let logger: Logger;
   try {

@@ -14,6 +14,11 @@ Configuration is read from the environment; only OPENROUTER_API_KEY is required.
 Every variable is described in the README: ${readmePath()}
 `;
 
+/** What the server says when started by hand in a terminal, where nobody speaks JSON-RPC to it. */
+export const terminalGreeting = (version: string) =>
+  `parallel-llm-mcp ${version} is an MCP server: an MCP client starts it and talks JSON-RPC on its stdin and stdout, so here it only waits (Ctrl-C ends it). ` +
+  `From a terminal, ask a question with parallel-llm-mcp ask "your question", check the setup with parallel-llm-mcp doctor, and see ${readmePath()} to add it to a client.\n`;
+
 export const ASK_HELP = `Usage: parallel-llm-mcp ask [--] "prompt"
        command | parallel-llm-mcp ask
 

@@ -7,7 +7,7 @@ import { projectRoot } from '../support/install.js';
 import { modelRow, startCatalogServer } from '../support/catalog-server.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
-import { binPath, finished, runBin, startE2eFake, userEnv, without } from './support.js';
+import { binPath, finished, runBin, spawnBin, startE2eFake, userEnv, waitFor, without } from './support.js';
 
 
 const nonEmptyLines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
@@ -394,5 +394,39 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
     expect(result.stdout).toContain('give a prompt');
     expect(result.stdout).toContain('Usage: parallel-llm-mcp ask');
     expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe.skipIf(!hasScript)('the server started by hand in a terminal', () => {
+  it('says on stderr, in one human line, what it is and to try ask, doctor and the README, then answers JSON-RPC on stdout as usual', async () => {
+    const stderrFile = path.join(await tempDir(), 'stderr');
+    // stdin and stdout are the terminal (without echo, so stdout shows only what the server writes); stderr goes to a file.
+    const child = spawn('script', ['-qfec', `stty -echo; exec '${binPath()}' 2>'${stderrFile}'`, '/dev/null'], { env: userEnv(fake, await tempDir()), stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = finished(child);
+    const stderr = () => readFile(stderrFile, 'utf8').catch(() => '');
+    await waitFor(async () => (await stderr()).includes('\n'));
+    const [greeting, ...rest] = (await stderr()).split('\n');
+    expect(greeting).toMatch(/^parallel-llm-mcp \S+ is an MCP server: /);
+    expect(greeting).toContain('parallel-llm-mcp ask "your question"');
+    expect(greeting).toContain('parallel-llm-mcp doctor');
+    expect(readFileSync(/see (\S+) to add it to a client/.exec(greeting!)![1]!, 'utf8')).toMatch(/^# parallel-llm-mcp\n/);
+    expect(rest.every((line) => line === '' || line.startsWith('{')), 'the other stderr lines are JSON logs').toBe(true);
+
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tty', version: '1' } } })}\n`);
+    await waitFor(() => stdout.includes('\n'));
+    const lines = stdout.split(/\r?\n/).filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'parallel-llm-server' } } });
+    child.kill('SIGTERM');
+    await exited;
+  });
+
+  it('says nothing of the kind when stdin is a pipe, as when an MCP client starts it', async () => {
+    const child = spawnBin([], userEnv(fake, await tempDir()));
+    const exited = finished(child);
+    child.stdin.end();
+    expect((await exited).stderr).not.toContain('is an MCP server');
   });
 });
