@@ -36,11 +36,14 @@ Options:
 export const DOCTOR_HELP = `Usage: parallel-llm-mcp doctor
 
 Checks the setup without asking any model anything: the key (GET /key), every configured
-model id (GET /models: retired ids, ids OpenRouter will remove, and the nearest current ones),
-and that the output folder can be written. Each check has a 10 s limit. A server without /key
-or /models (another OpenAI-compatible API) skips that check.
+model id (GET /models: retired ids, ids OpenRouter will remove, and the nearest current ones;
+an id with a :variant such as :nitro or :free on its base id), the log file if one is set, and
+that the output folder can be written. Each check has a 10 s limit. What cannot be checked (an
+endpoint that is missing, unreachable or silent; an alias on a list without aliases) is marked ?
+and counted in the last line: "N passed, M could not be checked".
 
-Exit codes: 0 all checks passed (warnings allowed), 1 something must be fixed, 2 a bad option.
+Exit codes: 0 nothing wrong found (warnings and unchecked items allowed), 1 something must be
+fixed, 2 a bad option.
 
 Options:
   -h, --help   this text

@@ -143,7 +143,7 @@ describe('doctor', () => {
     const line = nonEmptyLines(result.stdout).findIndex((text) => text.startsWith('✘') && text.includes('OPENROUTER_API_KEY'));
     expect(line).toBeGreaterThanOrEqual(0);
     expect(nonEmptyLines(result.stdout)[line + 1]).toMatch(/^\s+fix: .*https:\/\/openrouter\.ai\/keys/);
-    expect(result.stdout).toContain('1 problem(s) found.');
+    expect(result.stdout).toContain('1 problem to fix; 5 passed.');
     expect(result.stdout + result.stderr).not.toContain('sk-wrong');
   });
 
@@ -197,10 +197,18 @@ describe('doctor', () => {
       const expiring = lines.findIndex((text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15');
       expect(lines[expiring + 1]).toMatch(/^\s+fix: replace it in PARALLEL_LLM_MODELS; nearest current ids: openai\/gpt-5\.3-codex$/);
       expect(result.stdout).toContain('✔ synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
-      expect(result.stdout).toContain('1 problem(s) found, 1 warning(s).');
+      expect(result.stdout).toContain('1 problem to fix; 4 passed (1 warning).');
     } finally {
       await server.close();
     }
+  });
+
+  it('accepts variant ids (:nitro, :floor, :free, :thinking) whose base id the list shows', async () => {
+    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'openai/gpt-5-codex:nitro,x-ai/grok-4-fast:floor,z-ai/glm-4.6:free', PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-2.5-pro:thinking' }));
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('✔ candidate model openai/gpt-5-codex:nitro exists (a variant of openai/gpt-5-codex)');
+    expect(result.stdout).toContain('All checks passed.');
   });
 
   it('exits 1 on an unknown synthesizer, naming PARALLEL_LLM_SYNTHESIZER_MODEL', async () => {
