@@ -3,10 +3,12 @@ import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { headline } from '../present/headline.js';
 import { shownTexts } from '../present/shown.js';
+import { structuredResult } from '../present/structured.js';
 import { answersText, footer } from '../present/text.js';
 import type { RunRecord } from '../run/record.js';
+import { runRequest, type RunRequest } from '../run/request.js';
 import { runsFromConfig } from '../run/from-config.js';
-import { readAskPrompt } from './ask-input.js';
+import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
@@ -17,14 +19,18 @@ const WHOLE = 64 * 1024 * 1024;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
 export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
-  const input = await readAskPrompt(args, process.stdin);
+  const input = await readAskInput(args, process.stdin);
   if ('exitCode' in input) return input.exitCode;
-  return askPrompt(readConfig(), input.prompt);
+  return askPrompt(readConfig(), input);
 }
 
-async function askPrompt(config: Config, prompt: string): Promise<number> {
-  if (prompt.length > config.maxPromptChars) {
-    process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
+/** The run ask asks for: the prompt, with the flags' settings over the configuration's. */
+export const askRequest = (config: Config, input: AskInput): RunRequest => runRequest(input.prompt, input.options.settings, config);
+
+async function askPrompt(config: Config, input: AskInput): Promise<number> {
+  const request = askRequest(config, input);
+  if (request.prompt.length > config.maxPromptChars) {
+    process.stderr.write(`parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
   }
   // The board already shows every outcome; JSON on stderr would break it. Ask for it with
@@ -32,9 +38,9 @@ async function askPrompt(config: Config, prompt: string): Promise<number> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const client = OpenRouterClient.fromConfig(config, logger);
   const runs = runsFromConfig(config, client, logger);
-  const board = createBoard(config.models, config.synthesizerModels[0]!, process.stderr);
+  const board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
   try {
-    const { handle } = await runs.start({ prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });
+    const { handle, joined } = await runs.start(request, { fresh: input.options.fresh });
     process.once('SIGINT', () => handle.cancel('stopped at the terminal (Ctrl-C)'));
     // No client is waiting at a terminal: the run is followed to its end.
     let previous: Readonly<RunRecord> | undefined;
@@ -48,8 +54,11 @@ async function askPrompt(config: Config, prompt: string): Promise<number> {
     board.stop(synthesisOutcome(view.record));
     const { status } = view.record;
     const answered = status !== 'failed' && status !== 'cancelled' && status !== 'interrupted';
+    const shown = shownTexts(view, WHOLE);
     process.stderr.write(`\n${headline(view.record)}\n\n`);
-    (answered ? process.stdout : process.stderr).write(`${answersText(view.record, shownTexts(view, WHOLE))}\n`);
+    // --json: the tool's structuredContent, answers included, for scripts.
+    if (input.options.json) process.stdout.write(`${JSON.stringify(structuredResult(view, shown, { withAnswers: true, answersIn: 'structured_content', joined, budgetMs: undefined }), null, 2)}\n`);
+    else (answered ? process.stdout : process.stderr).write(`${answersText(view.record, shown)}\n`);
     process.stderr.write(`\n${footer(view)}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {

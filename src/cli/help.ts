@@ -19,18 +19,26 @@ export const terminalGreeting = (version: string) =>
   `parallel-llm-mcp ${version} is an MCP server: an MCP client starts it and talks JSON-RPC on its stdin and stdout, so here it only waits (Ctrl-C ends it). ` +
   `From a terminal, ask a question with parallel-llm-mcp ask "your question", check the setup with parallel-llm-mcp doctor, and see ${readmePath()} to add it to a client.\n`;
 
-export const ASK_HELP = `Usage: parallel-llm-mcp ask [--] "prompt"
-       command | parallel-llm-mcp ask
+export const ASK_HELP = `Usage: parallel-llm-mcp ask [options] [--] "prompt"
+       command | parallel-llm-mcp ask [options]
 
 Sends the prompt to every model in PARALLEL_LLM_MODELS at once, then has the synthesizer
 (PARALLEL_LLM_SYNTHESIZER_MODEL) merge their answers. Words after ask are joined into one
 prompt; with none, the prompt is read from stdin. Put -- before a prompt that begins with "-".
 
 Live progress goes to stderr, the answer to stdout, and the run folder is named at the end.
+The same request again within 10 minutes of its run returns that run, at no cost.
 Exit codes: 0 answered, 1 no model answered, 2 no prompt or a bad option, 130 interrupted.
 
-Options:
-  -h, --help   this text
+Options (each sets what process_prompt's argument of the same name sets, for this run only):
+  --models a/x,b/y       the candidate models, comma-separated (a model may repeat)
+  --synthesizer c/z      the synthesizer, or a comma-separated list tried in order
+  --temperature 0.7      sampling temperature, 0 to 2, for every model and the synthesizer
+  --max-tokens 16384     max_tokens for every model and the synthesizer
+  --fresh                ask anew, even if the same request ran in the last 10 minutes
+  --json                 print the structured result (process_prompt's structuredContent,
+                         the answers included) on stdout instead of the answer
+  -h, --help             this text
 `;
 
 export const DOCTOR_HELP = `Usage: parallel-llm-mcp doctor

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { outputShape } from '../../src/present/output-schema.js';
 import { projectRoot } from '../support/install.js';
 import { modelRow, startCatalogServer } from '../support/catalog-server.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
@@ -97,6 +99,60 @@ describe('ask', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('parallel-llm-mcp: give a prompt: parallel-llm-mcp ask "your question", or pipe it on stdin\n');
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe('ask with the per-call settings of process_prompt as flags', () => {
+  it('asks the --models, with --temperature and --max-tokens, and falls over along the --synthesizer list', async () => {
+    fake.on('e2e/flag-a', { answer: 'a', delayMs: 10 });
+    fake.on('e2e/flag-b', { answer: 'b', delayMs: 10 });
+    fake.on('e2e/flag-down', { status: 400, error: { code: 400, message: 'e2e/flag-down is not a valid model ID' } });
+    fake.on('e2e/flag-synth', { answer: 'merged by the second synthesizer' });
+    const configured = fake.requestsFor('e2e/one').length;
+    const args = ['ask', '--models', 'e2e/flag-a,e2e/flag-b', '--synthesizer=e2e/flag-down,e2e/flag-synth', '--temperature', '0.25', '--max-tokens', '321', 'flags?'];
+    const result = await runBin(args, userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('merged by the second synthesizer\n');
+    for (const model of ['e2e/flag-a', 'e2e/flag-b', 'e2e/flag-down', 'e2e/flag-synth']) {
+      expect(fake.requestsFor(model).at(-1)!.body, model).toMatchObject({ temperature: 0.25, max_tokens: 321 });
+    }
+    expect(fake.requestsFor('e2e/one')).toHaveLength(configured);
+  });
+
+  it('returns the same run for the same request at no cost, and asks anew with --fresh', async () => {
+    fake.on('e2e/fresh', { answer: 'fresh', delayMs: 10 });
+    const env = userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/fresh' });
+    await runBin(['ask', 'the same question'], env);
+    await runBin(['ask', 'the same question'], env);
+    expect(fake.requestsFor('e2e/fresh')).toHaveLength(1);
+    const fresh = await runBin(['ask', '--fresh', 'the same question'], env);
+    expect(fresh.code).toBe(0);
+    expect(fake.requestsFor('e2e/fresh')).toHaveLength(2);
+  });
+
+  it('prints with --json the structured result, the shape of process_prompt\'s structuredContent with the answer, alone on stdout', async () => {
+    const result = await runBin(['ask', '--json', 'What is 2+2?'], userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(0);
+    const structured = z.object(outputShape).strict().parse(JSON.parse(result.stdout));
+    expect(structured).toMatchObject({ status: 'complete', answer: 'The answer is 4.', answers_in: 'structured_content', joined: 'new' });
+    expect(structured.models.map((model) => model.model)).toEqual(['e2e/one', 'e2e/two', 'e2e/three']);
+    expect(result.stderr).toContain('All 3 models answered; synthesized by e2e/synth.');
+  });
+
+  it.each([
+    [['--temperature', 'warm'], '--temperature must be a number (got "warm")'],
+    [['--max-tokens', '0'], '--max-tokens "0": max_tokens must be between 1 and 1000000'],
+    [['--fresh=yes'], '--fresh takes no value'],
+  ])('refuses %j with one line naming it, exit 2, and no model asked', async (flags, message) => {
+    const before = fake.requests.length;
+    const result = await runBin(['ask', ...flags, 'q'], userEnv(fake, await tempDir()));
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`parallel-llm-mcp ask: ${message}; see parallel-llm-mcp ask --help\n`);
     expect(fake.requests.length).toBe(before);
   });
 });
