@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FakeOpenRouter } from '../support/fake-openrouter.js';
@@ -15,7 +15,11 @@ interface Launch {
   env: Record<string, string>;
 }
 
+/** The one placeholder a user replaces in every config: the folder that holds the tarball or the clone. */
+const PLACEHOLDER = '/abs/path/to/';
+
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+const mcpConfig = readFileSync(path.join(projectRoot, 'mcp_config.json'), 'utf8');
 const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
 const tarballName = `parallel-llm-mcp-${version}.tgz`;
 
@@ -38,21 +42,23 @@ function launchOfClaudeCommand(line: string): Launch {
 const launches: Launch[] = [
   ...codeBlocks('json').flatMap((block) => launchesInJson(block, 'README json block')),
   ...codeBlocks('sh').flatMap((block) => block.split('\n').filter((line) => line.startsWith('claude mcp add ')).map(launchOfClaudeCommand)),
-  ...launchesInJson(readFileSync(path.join(projectRoot, 'mcp_config.json'), 'utf8'), 'mcp_config.json'),
+  ...launchesInJson(mcpConfig, 'mcp_config.json'),
 ];
 
 /**
- * The launch with this machine's paths in place of the placeholders: the built checkout, the
- * packed tarball. `cmd /c` (Windows) runs what follows it. `npx -y parallel-llm-mcp` (the
- * registry, once published) gets the same package from the tarball.
+ * A folder laid out as the configs assume: the packed tarball, and the built clone (this
+ * checkout) as `parallel-llm-mcp/`. It stands in for the user's /abs/path/to/.
+ */
+let userFolder: string;
+
+/**
+ * The launch with the user's folder in place of the placeholder, and nothing else changed.
+ * `cmd /c` (Windows) runs what follows it, its `C:\path\to\` standing for the same folder.
+ * `npx -y parallel-llm-mcp` (the registry, once published) gets the same package from the tarball.
  */
 function onThisMachine(launch: Launch): { command: string; args: string[] } {
   const [command, ...args] = launch.command === 'cmd' ? launch.args.slice(1) : [launch.command, ...launch.args];
-  const local = args.map((arg) =>
-    arg
-      .replace(/^(--package=).*[\\/]parallel-llm-mcp-[^\\/]*\.tgz$/, `$1${inject('tarball')}`)
-      .replace('/abs/path/to/parallel-llm-mcp/', `${projectRoot}/`),
-  );
+  const local = args.map((arg) => arg.replace(PLACEHOLDER, `${userFolder}/`).replace(/C:\\path\\to\\/, `${userFolder}/`));
   if (command === 'npx' && local.join(' ') === '-y parallel-llm-mcp') return { command, args: ['-y', `--package=${inject('tarball')}`, 'parallel-llm-mcp'] };
   return { command: command!, args: local };
 }
@@ -60,6 +66,9 @@ function onThisMachine(launch: Launch): { command: string; args: string[] } {
 let fake: FakeOpenRouter;
 beforeAll(async () => {
   fake = await startE2eFake();
+  userFolder = await tempDir();
+  copyFileSync(inject('tarball'), path.join(userFolder, tarballName));
+  symlinkSync(projectRoot, path.join(userFolder, 'parallel-llm-mcp'));
 });
 afterAll(async () => {
   await fake.close();
@@ -75,6 +84,13 @@ describe('the client configs in README.md and mcp_config.json', () => {
     // The tarball named in the README is the one `npm pack` writes for this version.
     expect([...readme.matchAll(/parallel-llm-mcp-[\w.-]+\.tgz/g)].map((match) => match[0]).every((name) => name === tarballName)).toBe(true);
     for (const launch of launches) expect(Object.keys(launch.env)).toEqual(['OPENROUTER_API_KEY']);
+  });
+
+  it('mcp_config.json ships one entry from the tarball and one from a clone, whose only placeholders are /abs/path/to/ and the key', () => {
+    const servers = launchesInJson(mcpConfig, 'mcp_config.json').map((launch) => `${launch.command} ${launch.args.join(' ')}`);
+    expect(servers).toEqual([`npx -y --package=${PLACEHOLDER}${tarballName} parallel-llm-mcp`, `node ${PLACEHOLDER}parallel-llm-mcp/dist/bin.js`]);
+    // Nothing else in it looks like a path to fill in.
+    expect(mcpConfig.replaceAll(PLACEHOLDER, '').match(/\/(abs|path)\b|<|\.\.\./g)).toBeNull();
   });
 
   it.each(launches.map((launch) => [`${launch.where}: ${launch.command} ${launch.args.join(' ')}`, launch] as const))(
