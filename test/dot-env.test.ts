@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.js';
 import { loadDotEnv, parseDotEnv } from '../src/dot-env.js';
-import { tempDir } from './support/harness.js';
+import { folderWithDotEnv, tempDir } from './support/harness.js';
 
 const parsed = (text: string) => Object.fromEntries(parseDotEnv(text));
 
@@ -34,14 +34,8 @@ describe('reading a .env text', () => {
 });
 
 describe('loading .env from the working folder', () => {
-  async function folder(text: string): Promise<string> {
-    const dir = await tempDir();
-    await writeFile(path.join(dir, '.env'), text);
-    return dir;
-  }
-
   it('sets only OPENROUTER_* and PARALLEL_LLM_* variables the environment does not have, even empty ones', async () => {
-    const dir = await folder('OPENROUTER_API_KEY=from-file\nPARALLEL_LLM_MODELS=a/b\nPARALLEL_LLM_TEMPERATURE=1\nOPENROUTER_BASE_URL=http://file\nNODE_TLS_REJECT_UNAUTHORIZED=0\n');
+    const dir = await folderWithDotEnv('OPENROUTER_API_KEY=from-file\nPARALLEL_LLM_MODELS=a/b\nPARALLEL_LLM_TEMPERATURE=1\nOPENROUTER_BASE_URL=http://file\nNODE_TLS_REJECT_UNAUTHORIZED=0\n');
     const env: NodeJS.ProcessEnv = { PARALLEL_LLM_TEMPERATURE: '0.2', OPENROUTER_BASE_URL: '' };
     expect(loadDotEnv(dir, env).sort()).toEqual(['OPENROUTER_API_KEY', 'PARALLEL_LLM_MODELS']);
     expect(env).toEqual({ OPENROUTER_API_KEY: 'from-file', PARALLEL_LLM_MODELS: 'a/b', PARALLEL_LLM_TEMPERATURE: '0.2', OPENROUTER_BASE_URL: '' });

@@ -1,8 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeOpenRouter } from '../support/fake-openrouter.js';
-import { tempDir } from '../support/harness.js';
+import { folderWithDotEnv, tempDir } from '../support/harness.js';
 import { callTool, connect, runBin, startE2eFake, userEnv, without } from './support.js';
 
 /**
@@ -74,12 +74,6 @@ describe.each(MISTAKES)('with %s', (_name, environment, problem) => {
 });
 
 describe('.env in the working folder', () => {
-  async function folderWithDotEnv(text: string): Promise<string> {
-    const dir = await tempDir();
-    await writeFile(path.join(dir, '.env'), text);
-    return dir;
-  }
-
   it('gives the server its key and settings, under the real environment, which wins', async () => {
     fake.on('e2e/from-dotenv', { answer: 'from .env', delayMs: 10 });
     const cwd = await folderWithDotEnv('# the key\nexport OPENROUTER_API_KEY="sk-or-v1-test-key-0123456789"\nPARALLEL_LLM_MODELS=e2e/from-dotenv # one model\nPARALLEL_LLM_SYNTHESIZER_MODEL=e2e/not-this-one\n');
