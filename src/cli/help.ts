@@ -10,8 +10,8 @@ Usage:
   parallel-llm-mcp --help          this text (also: ask --help, doctor --help)
   parallel-llm-mcp --version       the version
 
-Configuration is read from the environment; only OPENROUTER_API_KEY is required.
-Every variable is described in the README: ${readmePath()}
+Configuration is read from the environment and from .env in the working folder; only
+OPENROUTER_API_KEY is required. Every variable is in docs/configuration.md, beside the README: ${readmePath()}
 `;
 
 /** What the server says when started by hand in a terminal, where nobody speaks JSON-RPC to it. */

@@ -3,7 +3,7 @@ import type { Layout } from '../present/result.js';
 /**
  * What we know of each MCP client, by the `clientInfo.name` it sends in `initialize`: how long
  * it waits for a tool call, and which side of a result its model reads. Sources and reasoning
- * are in the README's client table (Long runs); keep the two in step. Each budget stays below the
+ * are in docs/long-runs.md's client table; keep the two in step. Each budget stays below the
  * client's own limit.
  */
 interface ClientProfile {

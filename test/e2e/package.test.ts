@@ -31,10 +31,11 @@ const reported = (word: string, stderr: string) => [...new Set([...stderr.matchA
 const undiciChunk = (stderr: string) => reported('LOADED', stderr).some((file) => /^undici-\w+\.js$/.test(file!));
 
 describe('the published package', () => {
-  it('holds only what a user needs: the built JavaScript, the docs, the config examples, the license', () => {
+  it('holds only what a user needs: the built JavaScript, the README and every page of docs/ it links to, the config examples, the license', () => {
     const files = inject('packedFiles');
-    const docs = ['.env.example', 'IMPROVEMENTS.md', 'LICENSE', 'README.md', 'mcp_config.json', 'package.json'];
-    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual(docs);
+    const docs = readdirSync(path.join(projectRoot, 'docs')).map((file) => `docs/${file}`);
+    const top = ['.env.example', 'IMPROVEMENTS.md', 'LICENSE', 'README.md', 'mcp_config.json', 'package.json'];
+    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([...top, ...docs].sort());
     // Source maps point at src/, which is not shipped; the bundle carries its packages' licences.
     expect(files.filter((file) => file.startsWith('dist/') && !file.endsWith('.js'))).toEqual(['dist/THIRD-PARTY-LICENSES.md']);
     expect(files).toContain('dist/bin.js');
