@@ -1,9 +1,8 @@
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { z } from 'zod';
-import type { Config } from '../config.js';
 import { RunHandle } from '../run/handle.js';
-import type { RunRequest } from '../run/request.js';
+import { runRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
 import type { RunTaskStore } from './tasks.js';
@@ -17,7 +16,7 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * and the result is stored for the SDK to return.
  */
 export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
-  const { id, joined } = await context.service.start(runRequest(args, context.config), { fresh: args.fresh });
+  const { id, joined } = await context.service.start(runRequest(args.prompt, args, context.config), { fresh: args.fresh });
   const handle = new RunHandle(id, context.service);
   const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { runId: id } });
   if (!tasks.isPlain(task.taskId)) {
@@ -35,15 +34,4 @@ export async function createProcessPromptTask(context: FaceContext, tasks: RunTa
     tasks.forget(task.taskId);
     throw error;
   }
-}
-
-export function runRequest(args: ProcessPromptArgs, config: Config): RunRequest {
-  const synthesizers = args.synthesizer_model === undefined ? config.synthesizerModels : [args.synthesizer_model].flat();
-  return {
-    prompt: args.prompt,
-    models: args.models ?? config.models,
-    synthesizers,
-    temperature: args.temperature ?? config.temperature,
-    maxTokens: args.max_tokens ?? config.maxTokens,
-  };
 }
