@@ -223,7 +223,7 @@ describe('cancellation', () => {
 
   it('learns the client’s real limit from its first timeout: later calls return before it', async () => {
     // The budget allows 20 s, but this user set the client's limit to 1.5 s.
-    const harness = await start(slowThird('learned', 5000));
+    const harness = await start(slowThird('learned', 4000));
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 1500 })).rejects.toThrow(/timed out/);
     const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
     const before = Date.now();

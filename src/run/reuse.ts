@@ -28,7 +28,7 @@ export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true }
  */
 export async function judge(latest: Claim | undefined, key: string, runs: StoredRuns, store: RunStore, version: string | undefined): Promise<Verdict> {
   if (!latest) return { fresh: true };
-  const opened = await runs.open(latest.run_id);
+  const opened = await runs.read(latest.run_id);
   if (!opened.ok) {
     const claimant = { run_id: latest.run_id, owner: latest.owner as Owner };
     return opened.error.kind === 'not_found' && (await alive(claimant, store.leases)) ? { follow: true } : { fresh: true };
