@@ -45,14 +45,18 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const service = await chooseRunService(config, logger, packageVersion());
   const board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
-  try {
-    const { id, joined } = await service.start(request, { fresh: input.options.fresh });
-    const handle = new RunHandle(id, service);
+  // Ctrl-C from now on stops the run, even one pressed while the run is being started.
+  const stopped = new Promise<void>((resolve) =>
     process.once('SIGINT', () => {
       // A second Ctrl-C leaves at once; the run is stopping anyway.
       process.once('SIGINT', () => process.exit(130));
-      void handle.cancel('stopped at the terminal (Ctrl-C)');
-    });
+      resolve();
+    }),
+  );
+  try {
+    const { id, joined } = await service.start(request, { fresh: input.options.fresh });
+    const handle = new RunHandle(id, service);
+    void stopped.then(() => handle.cancel('stopped at the terminal (Ctrl-C)'));
     const { status } = await follow(handle, board);
     const view = await handle.view(WHOLE);
     board.stop(synthesisOutcome(view.state));
