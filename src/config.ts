@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { API_KEY_SHAPE } from './api-key.js';
 
 /**
  * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`
@@ -44,6 +45,12 @@ export interface Config {
   saveOutputs: boolean;
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** `auto`: runs execute in the per-user run host; `off`: in the server process itself. */
+  runHost: 'auto' | 'off';
+  /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
+  hostDir: string | undefined;
+  /** The run host exits after this long with no run and no face connected. */
+  hostIdleMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -81,12 +88,12 @@ const MAX_ANSWER_CHARS = 750_000;
 const SYNTHESIS_ROOM_CHARS = 20_000;
 const DEFAULT_MAX_PROMPT_CHARS = 500_000;
 /**
- * The longest prompt a client can send at all. The MCP SDK's stdio transport refuses a
- * line over 10 MiB (STDIO_DEFAULT_MAX_BUFFER_SIZE in the SDK's shared/stdio.js; the limit
- * counts the unread rest of the line plus one 64 KiB read), and a prompt of N characters
- * takes up to 6N bytes in a JSON-RPC line: `\u0001` for a control character, and for every
- * non-ASCII character from clients that escape them (Python's json.dumps does). So:
- * (10 MiB - 64 KiB read - 64 KiB for the rest of the message) / 6, rounded down.
+ * The longest prompt accepted. A prompt of N characters takes up to 6N bytes in a JSON-RPC
+ * line (`\u0001` for a control character, and for every non-ASCII character from clients that
+ * escape them, as Python's json.dumps does), and it travels in one line from the client and
+ * again to the run host. It is kept within the 10 MiB line the MCP SDKs' own stdio transports
+ * take (STDIO_DEFAULT_MAX_BUFFER_SIZE; this server's transport takes 16 MiB), so that any
+ * MCP process on the way carries it: (10 MiB - 64 KiB read - 64 KiB for the rest) / 6, rounded down.
  */
 export const MAX_PROMPT_CHARS_CEILING = 1_700_000;
 
@@ -96,6 +103,7 @@ const modelList = z.preprocess(
     .string()
     .transform((list) => list.split(',').map((id) => id.trim()).filter(Boolean))
     .refine((ids) => ids.length > 0, { error: 'must name at least one model id' })
+    .refine((ids) => !ids.some((id) => API_KEY_SHAPE.test(id)), { error: 'holds what looks like an API key: the key goes in OPENROUTER_API_KEY, model ids here' })
     .optional(),
 );
 
@@ -139,7 +147,7 @@ const envSchema = z.object({
   PARALLEL_LLM_MAX_TOKENS: integer(1),
   PARALLEL_LLM_BUDGET_MS: duration(),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(SYNTHESIS_ROOM_CHARS + 1),
-  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of the MCP stdio transport (10 MiB)'),
+  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of an MCP stdio transport (10 MiB)'),
   PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
   PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
@@ -152,6 +160,15 @@ const envSchema = z.object({
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
   ),
   PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  PARALLEL_LLM_RUN_HOST: z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(['auto', 'off'], { error: 'must be auto or off' }).optional(),
+  ),
+  PARALLEL_LLM_HOST_DIR: z.preprocess(
+    blankToUndefined,
+    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+  ),
+  PARALLEL_LLM_HOST_IDLE_MS: duration(),
 });
 
 /** Reads the configuration once, at start. Throws ConfigError naming the first bad variable. */
@@ -160,7 +177,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
-    const shown = env[variable] === undefined || variable === 'OPENROUTER_API_KEY' ? '' : ` (got "${env[variable]}")`;
+    // Never the key, even one set where something else belongs.
+    const value = env[variable];
+    const shown = value === undefined || variable === 'OPENROUTER_API_KEY' || API_KEY_SHAPE.test(value) ? '' : ` (got "${value}")`;
     throw new ConfigError(`${variable} ${issue.message}${shown}`);
   }
   const e = parsed.data;
@@ -192,6 +211,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
     logFile: e.PARALLEL_LLM_LOG_FILE,
+    runHost: e.PARALLEL_LLM_RUN_HOST ?? 'auto',
+    hostDir: e.PARALLEL_LLM_HOST_DIR,
+    hostIdleMs: e.PARALLEL_LLM_HOST_IDLE_MS ?? 10 * 60 * 1000,
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FALLBACK_BUDGET_MS, forClient } from '../src/mcp/clients.js';
-import { isClientTimeout } from '../src/mcp/wait.js';
+import { isClientTimeout } from '../src/mcp/cancel-reasons.js';
 
 describe('forClient', () => {
   it.each([
@@ -10,7 +10,7 @@ describe('forClient', () => {
     ['cursor-vscode', 270_000, 'both'],
     ['Visual Studio Code', 270_000, 'structured_content'],
     ['Visual Studio Code - Insiders', 270_000, 'structured_content'],
-    ['codex-mcp-client', 55_000, 'structured_content'],
+    ['codex-mcp-client', 270_000, 'structured_content'],
     ['gemini-cli-mcp-client', 540_000, 'content'],
     ['goose-desktop', 270_000, 'content'],
     ['inspector-client', 55_000, 'both'],
@@ -39,6 +39,8 @@ describe('isClientTimeout', () => {
     ['Error: MCP error -32001: Request timed out', true],
     ['timed out', true],
     ['timed out after 60.0s', true],
+    ['MCP request cancelled by caller', true],
+    ['User cancelled', false],
     ['AbortError: This operation was aborted', false],
     ['operation cancelled', false],
     [undefined, false],

@@ -3,9 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
-import type { LiveHandle } from '../src/run/handle.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
-import { StoredRun } from '../src/run/stored.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
@@ -84,9 +82,10 @@ describe('a call whose budget runs out', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(result.isError).toBeFalsy();
     expect(data).toMatchObject({ status: 'running', still_running: ['budget/three'], answer: null, joined: 'new' });
-    expect(data!.next_step).toBe(`Call get_run with run_id "${data!.run_id}" to wait for the synthesis.`);
+    expect(data!.next_step).toBe(`Call get_run with {"run_id":"${data!.run_id}","poll":1} to wait for the synthesis.`);
+    expect(data!.next_call).toEqual({ tool: 'get_run', arguments: { run_id: data!.run_id, poll: 1 } });
     expect(text.split('\n')[0]).toBe(
-      `Still running: 2 of 3 models answered so far; waiting for budget/three. Call get_run with run_id "${data!.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`,
+      `Still running: 2 of 3 models answered so far; waiting for budget/three. Call get_run with {"run_id":"${data!.run_id}","poll":1} to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`,
     );
     expect(data!.models.map((m) => [m.status, m.answer])).toEqual([
       ['answered', 'one from budget'],
@@ -119,7 +118,7 @@ describe('a call whose budget runs out', () => {
     const harness = await start({ ...slowThird('progress', 700), PARALLEL_LLM_BUDGET_MS: '5000' }, { heartbeatMs: 100 });
     // The client's own limit ends the first call; get_run then waits for the rest.
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 100 })).rejects.toThrow(/timed out/);
-    const runId = (await harness.app.runs.recent(1))[0]!.id;
+    const runId = (await harness.app.service.list(1))[0]!.id;
     const updates: Array<{ progress: number; total?: number; message?: string; at: number }> = [];
     let done = false;
     let afterResult = 0;
@@ -167,12 +166,11 @@ describe('the same request again', () => {
     expect(['twice/one', 'twice/synth'].map(requests)).toEqual([1, 1]);
   });
 
-  it('finds its finished run on disk even when the request index cannot be read', async () => {
+  it('finds its finished run on disk even when the request’s claims cannot be read', async () => {
     const harness = await start({ ...slowThird('noindex', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
     const first = await processPrompt(harness, { prompt: 'q' });
     await harness.app.runs.idle();
-    const indexDir = path.join(harness.outputDir, '.index');
-    for (const name of await readdir(indexDir)) await rm(path.join(indexDir, name));
+    await rm(path.join(harness.outputDir, '.requests'), { recursive: true });
     const again = await processPrompt(harness, { prompt: 'q' });
     expect(again.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached', status: 'complete', answer: 'synthesis for noindex' });
     expect(['noindex/one', 'noindex/synth'].map(requests)).toEqual([1, 1]);
@@ -202,11 +200,37 @@ describe('cancellation', () => {
     const harness = await start({ ...slowThird('timeout', 900), PARALLEL_LLM_BUDGET_MS: '20000' });
     const abortedBefore = fake.aborted;
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 300 })).rejects.toThrow(/timed out/);
-    const [runId] = (await harness.app.runs.recent(1)).map((run) => run.id);
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
     const results = await collect(harness, runId!);
     expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for timeout' });
     expect(fake.aborted).toBe(abortedBefore);
     expect(requests('timeout/three')).toBe(1);
+  });
+
+  it('ends only the call when Codex cancels it at its tool timeout ("MCP request cancelled by caller"): the run goes on', async () => {
+    const harness = await start({ ...slowThird('codex', 600), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const abortedBefore = fake.aborted;
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    await waitFor(() => requests('codex/three') === 1);
+    controller.abort('MCP request cancelled by caller');
+    await expect(pending).rejects.toThrow();
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
+    const results = await collect(harness, runId!);
+    expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for codex' });
+    expect(fake.aborted).toBe(abortedBefore);
+  });
+
+  it('learns the client’s real limit from its first timeout: later calls return before it', async () => {
+    // The budget allows 20 s, but this user set the client's limit to 1.5 s.
+    const harness = await start(slowThird('learned', 4000));
+    await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 1500 })).rejects.toThrow(/timed out/);
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
+    const before = Date.now();
+    const { data } = await getRun(harness, { run_id: runId, poll: 1 }, { timeout: 1500 });
+    expect(Date.now() - before).toBeLessThan(1500);
+    expect(data!.status).toBe('running');
+    expect(data!.budget_ms).toBeLessThan(1500);
   });
 
   it('stops the run and every upstream request when the user cancels', async () => {
@@ -214,16 +238,16 @@ describe('cancellation', () => {
     const abortedBefore = fake.aborted;
     const controller = new AbortController();
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.candidates.filter((c) => c.status === 'answered').length === 2);
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(() => fake.aborted === abortedBefore + 1);
-    const record = (await harness.app.runs.recent(1))[0]!.record;
-    await waitFor(async () => (await harness.app.runs.find(record!.run_id))!.current().then((r) => r.status === 'cancelled'));
+    const record = (await harness.app.service.list(1))[0]!.state;
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
     const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
     expect(result.isError).toBe(true);
     expect(data!.status).toBe('cancelled');
-    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived.');
+    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model.');
     expect(requests('stop/synth')).toBe(0);
   });
 
@@ -233,7 +257,7 @@ describe('cancellation', () => {
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.status === 'cancelled');
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
     expect(requests('early/synth')).toBe(0);
   });
 
@@ -244,7 +268,7 @@ describe('cancellation', () => {
     await waitFor(() => requests('gone/three') === 1);
     await first.client.close();
     await pending.catch(() => undefined);
-    const record = (await first.app.runs.recent(1))[0]!.record;
+    const record = (await first.app.service.list(1))[0]!.state;
     await first.app.runs.idle();
     const second = await start({ ...slowThird('gone', 500) }, { outputDir });
     const { data } = await getRun(second, { run_id: record!.run_id });
@@ -253,15 +277,43 @@ describe('cancellation', () => {
   });
 });
 
+describe('a stopped run', () => {
+  it('is taken over by the same request, which reuses every saved answer and asks only the models that have none', async () => {
+    const harness = await start({ ...slowThird('restart', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
+    fake.on('restart/three', { answer: 'three from restart', delayMs: 20 });
+    const { text, data } = await processPrompt(harness, { prompt: 'q' });
+    expect(data).toMatchObject({ status: 'complete', joined: 'resumed', answer: 'synthesis for restart' });
+    expect(['restart/one', 'restart/two', 'restart/three', 'restart/synth'].map(requests)).toEqual([1, 1, 2, 1]);
+    expect(data!.models.map((model) => model.usage?.cost)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
+    expect(text).toContain('2 answers');
+    expect(text).toContain('reused from before the run was stopped, not paid again.');
+    expect(data!.new_cost).toBeLessThan(data!.totals.cost!);
+  });
+
+  it('is never joined by a request paid with another key', async () => {
+    const outputDir = await tempDir();
+    const first = await start(slowThird('other-key', 20), { outputDir });
+    expect((await processPrompt(first, { prompt: 'q' })).data!.joined).toBe('new');
+    const second = await start({ ...slowThird('other-key', 20), OPENROUTER_API_KEY: 'sk-or-v1-another-key-9876543210' }, { outputDir });
+    const { data } = await processPrompt(second, { prompt: 'q' });
+    expect(data!.joined).toBe('new');
+  });
+});
+
 describe('the same request twice at the same moment', () => {
-  it('starts one run, and gives the second caller a reader of its own (a reader remembers the steps it has seen)', async () => {
+  it('starts one run, and the second caller joins it', async () => {
     const harness = await start(slowThird('at-once', 20));
     const { config } = harness;
     const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 };
-    const [first, second] = await Promise.all([harness.app.runs.start(request), harness.app.runs.start(request)]);
+    const [first, second] = await Promise.all([harness.app.service.start(request), harness.app.service.start(request)]);
     expect([first.joined, second.joined]).toEqual(['new', 'attached']);
-    expect(second.handle.id).toBe(first.handle.id);
-    expect(second.handle).not.toBe(first.handle);
+    expect(second.id).toBe(first.id);
     await harness.app.runs.idle();
     expect(requests('at-once/one')).toBe(1);
   });
@@ -271,12 +323,11 @@ describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
     const { config } = harness;
-    let handle: LiveHandle | undefined = (await harness.app.runs.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 })).handle as LiveHandle;
-    const id = handle.id;
-    const run = new WeakRef(handle.run);
-    await handle.settled;
-    handle = undefined;
-    expect(await harness.app.runs.find(id)).toBeInstanceOf(StoredRun);
+    const { id } = await harness.app.service.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 });
+    const run = new WeakRef(harness.app.runs.liveRun(id)!);
+    await run.deref()!.settled;
+    expect(harness.app.runs.liveRun(id)).toBeUndefined();
+    expect(await harness.app.service.watch(id, { waitMs: 0 })).toMatchObject({ ok: true, value: { state: { status: 'complete' } } });
     expect(await collected(run)).toBe(true);
   });
 });
@@ -339,7 +390,7 @@ describe('an interrupted run', () => {
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: seen } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(seen!.status).toBe('interrupted');
-    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run.');
+    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.');
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
     expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
     expect(['resume/one', 'resume/two', 'resume/three', 'resume/synth'].map(requests)).toEqual([1, 1, 2, 1]);
@@ -348,15 +399,33 @@ describe('an interrupted run', () => {
     expect(await readJournal(data.run_folder!)).toMatchObject({ resumes: 1 });
   });
 
-  it('is resumed even when a process that claimed it died before resuming it', async () => {
+  it('is resumed by one of two processes asking at the same moment; the other follows it, paying nothing', async () => {
+    const { outputDir, env, data } = await interruptedRun('race');
+    fake.on('race/three', { answer: 'three from race', delayMs: 200 });
+    const [a, b] = await Promise.all([start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir }), start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir })]);
+    const results = await Promise.all([a, b].map((harness) => processPrompt(harness, { prompt: 'q' })));
+    expect(results.map(({ data: result }) => result!.joined).sort()).toEqual(['attached', 'resumed']);
+    expect(results.map(({ data: result }) => [result!.run_id, result!.status])).toEqual([
+      [data.run_id, 'complete'],
+      [data.run_id, 'complete'],
+    ]);
+    expect(['race/one', 'race/two', 'race/three', 'race/synth'].map(requests)).toEqual([1, 1, 2, 1]);
+  });
+
+  it('is resumed however many processes claimed it and died before resuming it', async () => {
     const { outputDir, env, data } = await interruptedRun('claimed');
-    const dead = { owner: { pid: 2 ** 22 + 3, host: os.hostname(), instance: 'dead' }, at: new Date().toISOString() };
-    await writeFile(path.join(data.run_folder!, 'resume-1-1.claim'), JSON.stringify(dead));
+    const claims = path.join(outputDir, '.requests', (await readdir(path.join(outputDir, '.requests')))[0]!);
+    const latest = Math.max(...(await readdir(claims)).map((name) => Number.parseInt(name, 10)));
+    for (let dead = 1; dead <= 5; dead++) {
+      const owner = { pid: 2 ** 22 + dead, host: os.hostname(), instance: `dead${dead}`.padEnd(16, '0') };
+      await writeFile(path.join(claims, `${latest + dead}.json`), JSON.stringify({ run_id: data.run_id, owner, at: new Date().toISOString() }));
+    }
     fake.on('claimed/three', { answer: 'three', delayMs: 10 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
-    expect(resumed).toMatchObject({ joined: 'resumed', status: 'complete' });
+    expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete' });
   });
+
 
   it('asks again, on resume, a model whose saved answer cannot be read back', async () => {
     const { outputDir, env, data } = await interruptedRun('unreadable');
@@ -400,7 +469,7 @@ describe('an interrupted run', () => {
     expect(seen!.status).toBe('interrupted');
     expect(seen!.models.map((m) => m.status)).toEqual(['answered', 'answered', 'interrupted']);
     expect(text.split('\n')[0]).toBe(
-      'Interrupted: the server stopped during this run, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+      'Interrupted: the process running it stopped, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
     );
   });
 

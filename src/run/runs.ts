@@ -1,67 +1,81 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { isRunId, newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
+import { API_KEY_SHAPE } from '../api-key.js';
+import { LeaseKeeper } from '../store/leases.js';
+import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
 import { RunFiles } from './files.js';
-import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';
-import { currentOwner, ownerAlive, runningHere } from './owner.js';
-import { FINISHED, type Owner, type RunRecord } from './record.js';
+import { claimRequest, type Found } from './claiming.js';
+import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
+import { STATUS, type RunRecord } from './record.js';
+import { REUSE_MS, reusable } from './reuse.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
-import { StoredRun } from './stored.js';
+import type { Joined } from './service.js';
+import { StoredRuns } from './stored-watch.js';
+import type { StoredRun } from './stored.js';
 
-/** The same request within this long of its run's end returns that run instead of paying again. */
-const REUSE_MS = 10 * 60 * 1000;
-/** An interrupted run older than this is asked anew rather than resumed. */
-const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
-/** The largest run.json read to list a run. */
-const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
-/** Claims of one resumption tried before giving up: each earlier claimant must have died. */
-const MAX_CLAIMS = 3;
+/** How long a process stays for a journal the disk keeps refusing. */
+const CATCH_UP_MS = 60 * 60 * 1000;
 
 export interface RunsOptions {
   deps: RunDeps;
   /** Undefined when saving is off: runs then live in this process only. */
   store: RunStore | undefined;
-  /** The upstream base URL: the same prompt sent elsewhere is another request. */
+  /** Who is asked, and with which key (a hash of it): the same prompt sent elsewhere, or paid by another key, is another request. */
   upstream: string;
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
 }
 
-/** How a request met its run: a new one, one already there, or an interrupted one taken over. */
-export type Joined = 'new' | 'attached' | 'resumed';
 
 /**
- * Every run this process knows: it starts runs, finds them by id (its own, or on disk from
- * other processes and earlier lives), returns the same run for the same request rather than
- * billing twice, and resumes interrupted ones.
+ * Every run this process executes: it starts runs, returns the same run for the same request
+ * rather than billing twice, and takes over (resumes) stopped and interrupted ones, asking only
+ * the models that have no saved answer. Runs of other processes are found through `stored`.
  */
 export class Runs {
-  readonly owner: Owner;
+  readonly owner: OwnerIdentity;
+  readonly stored: StoredRuns | undefined;
   /** This process's runs while they run, and after as long as they are not whole on disk. */
   private readonly live = new Map<string, Run>();
   /** Runs that have not settled yet: shutdown waits for them. */
   private readonly unsettled = new Set<Run>();
+  /** Runs that have settled while the disk refused their journal: it is tried again until it lands. */
+  private readonly catchingUp = new Set<Run>();
   /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
-  private readonly starting = new Map<string, Promise<{ handle: RunHandle; joined: Joined }>>();
+  private readonly starting = new Map<string, Promise<{ run: Found; joined: Joined }>>();
   private readonly startListeners = new Set<() => void>();
+
+  /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
+  private readonly lease: LeaseKeeper | undefined;
 
   constructor(private readonly options: RunsOptions) {
     this.owner = currentOwner();
+    this.stored = options.store && new StoredRuns(options.store);
+    this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
   }
 
-  async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
+  /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
+  get running(): number {
+    return this.unsettled.size + this.catchingUp.size;
+  }
+
+  /** The run of this request: a new one, its running or recent run, or its stopped run taken over. */
+  async start(request: RunRequest, { fresh = false } = {}): Promise<{ run: Found; joined: Joined }> {
+    // A key pasted where a model id belongs would be written to the journal, file names and logs.
+    if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
+      throw new TypeError('a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model');
+    }
     const key = requestKey(request, this.options.upstream);
-    if (fresh) return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
-    // The same request twice at the same moment: the second waits for the first's lookup, and
-    // joins its run through a handle of its own (a handle remembers what its reader has seen).
-    const starting = this.starting.get(key);
-    if (starting) return { handle: anotherReader((await starting).handle), joined: 'attached' };
-    const started = this.joinOrResume(key, request).then((joined) => joined ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
+    // The same request twice at the same moment: the second joins what the first finds or starts.
+    const starting = fresh ? undefined : this.starting.get(key);
+    if (starting) return { run: (await starting).run, joined: 'attached' };
+    const started = this.findOrStart(key, request, fresh);
     this.starting.set(key, started);
     try {
       return await started;
@@ -70,37 +84,23 @@ export class Runs {
     }
   }
 
-  /** A run by id: undefined for an id that is not one of ours, or a run that is not there. */
-  async find(id: string): Promise<RunHandle | undefined> {
-    if (!isRunId(id)) return undefined;
-    const run = this.live.get(id);
-    if (run) return new LiveHandle(run);
-    return this.options.store && StoredRun.open(this.options.store, id, this.owner);
+  /** This process's run by id, while it is in memory. */
+  liveRun(id: string): Run | undefined {
+    return this.live.get(id);
   }
 
-  /**
-   * The newest runs, this process's and those on disk, newest first, each with its record when
-   * that is small enough to read for a list (a huge prompt makes a huge run.json).
-   */
-  async recent(limit: number): Promise<Array<{ id: string; record: Readonly<RunRecord> | undefined }>> {
-    const ids = [...new Set([...this.live.keys(), ...((await this.options.store?.listRuns(limit).catch(() => [])) ?? [])])].sort().reverse().slice(0, limit);
-    return Promise.all(ids.map(async (id) => ({ id, record: await this.listed(id) })));
-  }
-
-  private async listed(id: string): Promise<Readonly<RunRecord> | undefined> {
-    const run = this.live.get(id);
-    if (run) return run.view().record;
-    const stored = this.options.store && (await StoredRun.open(this.options.store, id, this.owner, LISTED_RECORD_BYTES));
-    return stored?.current();
+  /** The ids of this process's runs in memory. */
+  liveIds(): string[] {
+    return [...this.live.keys()];
   }
 
   onStart(listener: () => void): void {
     this.startListeners.add(listener);
   }
 
-  /** Shutdown: every running run stops and is journaled as interrupted, for a later process to resume. */
-  async interruptAll(): Promise<void> {
-    for (const run of this.live.values()) run.interrupt();
+  /** Its process is ending: every running run stops and is journaled as interrupted, for a later process to resume. */
+  async interruptAll(reason = 'the process running it stopped'): Promise<void> {
+    for (const run of this.live.values()) run.interrupt(reason);
     await this.idle();
   }
 
@@ -109,76 +109,74 @@ export class Runs {
     while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
   }
 
-  /** The run this request already has: running or recently finished (joined), or interrupted (resumed now). */
-  private async joinOrResume(key: string, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined } | undefined> {
-    const liveId = this.latestByKey.get(key);
-    const run = liveId ? this.live.get(liveId) : undefined;
-    if (run && this.reusable(run.view().record)) return { handle: new LiveHandle(run), joined: 'attached' };
-    // The index names the request's newest run of any process; this process's last one (found
-    // on disk once it has ended) stands in when the index cannot be read.
-    const storedId = (await this.options.store?.readIndex(key).catch(() => undefined))?.trim() || (run ? undefined : liveId);
-    if (!storedId || storedId === run?.id) return undefined;
-    const stored = await this.find(storedId);
-    const record = await stored?.current();
-    if (!stored || !record || record.request_key !== key) return undefined;
-    if (this.reusable(record)) return { handle: stored, joined: 'attached' };
-    if (record.status === 'interrupted' && stored instanceof StoredRun && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) {
-      return this.resume(stored, record, request);
-    }
-    return undefined;
-  }
-
-  private reusable(record: Readonly<RunRecord>): boolean {
-    if (record.status === 'running') return true;
-    if (!FINISHED.has(record.status) || record.status === 'failed' || record.status === 'cancelled') return false;
-    return Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+  /**
+   * The run this request already has, or a new one: this process's own latest run of it is
+   * joined (or, stopped, waited for and taken over); otherwise the request is claimed in the
+   * store, and the claim says what to do. Where the store cannot be used for claims, the run
+   * goes on here all the same (and says why it is not saved).
+   */
+  private async findOrStart(key: string, request: RunRequest, fresh: boolean): Promise<{ run: Found; joined: Joined }> {
+    const mine = fresh ? undefined : await this.mine(key);
+    if (mine) return { run: mine, joined: 'attached' };
+    const { store, logger } = this.options;
+    const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
+    const claimed = context
+      ? await claimRequest(key, context, fresh).catch((error: unknown) => {
+          logger.warn({ err: error }, 'the request could not be claimed in the output folder');
+          return undefined;
+        })
+      : undefined;
+    if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
+    if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request);
+    return { run: { live: this.launch(this.newRun(request, key, { id: claimed?.start })) }, joined: 'new' };
   }
 
   /**
-   * Takes over an interrupted run: only the models with no saved answer (or none that can be
-   * read back) are asked again. Of two processes resuming it at once, the one that makes the
-   * claim file first does it; the other waits on it like any other process's run.
+   * This process's latest run of the request, while it may be joined: in memory, or (once whole
+   * on disk) in its folder, found so even when the request's claims cannot be read. A stopped
+   * one is waited for, to be taken over through the claims.
    */
-  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined }> {
-    if (!(await this.claim(stored, record.resumes + 1))) return { handle: stored, joined: 'attached' };
-    const view = await stored.view(this.options.deps.keepChars);
-    const candidates = view.record.candidates.map((candidate, i) =>
-      candidate.status === 'answered' && !view.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
+  private async mine(key: string): Promise<Found | undefined> {
+    const id = this.latestByKey.get(key);
+    const run = id ? this.live.get(id) : undefined;
+    if (run && !run.stopping && reusable(run.state())) return { live: run };
+    if (run) {
+      if (run.stopping || STATUS[run.status].resumable) await run.settled;
+      return undefined;
+    }
+    const opened = id && this.stored ? await this.stored.read(id) : undefined;
+    return opened?.ok && reusable(opened.value.effective()) ? { stored: opened.value } : undefined;
+  }
+
+  /**
+   * Takes over a stopped run, its claim won: only the models with no saved answer (or none
+   * that can be read back) are asked again.
+   */
+  private async resume(stored: StoredRun, request: RunRequest): Promise<{ run: Found; joined: Joined }> {
+    const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
+    const candidates = saved.candidates.map((candidate, i) =>
+      candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
-    const run = this.newRun(request, record.request_key, {
-      id: record.run_id,
+    const run = this.newRun(request, saved.request_key, {
+      id: saved.run_id,
       folder: Promise.resolve(stored.folder),
-      resumed: { record: { ...view.record, candidates }, answers: new Map(view.answers) },
+      resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
     });
-    this.options.logger.info({ run: run.id, waiting: run.waitingCandidates().length }, 'resuming an interrupted run');
-    return { handle: new LiveHandle(this.launch(run)), joined: 'resumed' };
-  }
-
-  /**
-   * Claims the right to resume a run, once per generation. A claim whose process died before
-   * it resumed the run (it would have written the journal) does not block the next claimant.
-   */
-  private async claim({ id, folder }: StoredRun, generation: number): Promise<boolean> {
-    for (let attempt = 1; attempt <= MAX_CLAIMS; attempt++) {
-      const name = `resume-${generation}-${attempt}.claim`;
-      const claim = { owner: this.owner, at: new Date().toISOString() };
-      if (await folder.createExclusive(name, `${JSON.stringify(claim)}\n`).catch(() => false)) return true;
-      const earlier = parseClaim(await folder.read(name, 4096).catch(() => undefined));
-      if (!earlier || ownerAlive({ run_id: id, owner: earlier.owner, updated_at: earlier.at }, this.owner)) return false;
-    }
-    return false;
+    this.options.logger.info({ run: run.id, was: saved.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
+    return { run: { live: this.launch(run) }, joined: 'resumed' };
   }
 
   private newRun(
     request: RunRequest,
     key: string,
-    existing?: { id: string; folder: Promise<RunFolder>; resumed: { record: RunRecord; answers: Map<number, string> } },
+    existing: { id?: string; folder?: Promise<RunFolder>; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
   ): Run {
     const { store, logger } = this.options;
-    const id = existing?.id ?? newRunId();
+    const id = existing.id ?? newRunId();
     let run: Run | undefined;
-    const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, (message) => run?.warn(message)), (message) => run?.warn(message), logger);
-    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed });
+    const warn = (message: string) => run?.warn(message);
+    const files = store && new RunFiles(path.join(store.rootDir, id), existing.folder ?? this.makeFolder(store, id, warn), warn, logger);
+    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing.resumed });
     return run;
   }
 
@@ -194,26 +192,36 @@ export class Runs {
   /** Starts the run and remembers it for its request while it runs and a while after. */
   private launch(run: Run): Run {
     this.live.set(run.id, run);
+    this.stored?.forget(run.id);
     this.unsettled.add(run);
     runningHere(run.id, run.settled);
+    this.lease?.hold(run.settled);
     this.latestByKey.set(run.key, run.id);
-    // Another process that finds the run by its request must find its journal too.
-    void run
-      .started()
-      .then(() => this.options.store?.writeIndex(run.key, run.id))
-      .catch(() => undefined);
+    void run.started();
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
     // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
     // failed it) lives here while it can be reused.
-    void run.settled.then(() => {
+    void run.settled.then(async () => {
       this.unsettled.delete(run);
-      if (run.onDisk) this.live.delete(run.id);
       this.forgetLater(run.id, run.key);
+      if (!run.onDisk && this.options.store) await this.catchUp(run);
+      if (!run.onDisk) return;
+      this.live.delete(run.id);
+      this.stored?.forget(run.id);
     });
     for (const listener of this.startListeners) listener();
     return run;
+  }
+
+  /** A run whose end the disk refused: held here, and its process kept, until its journal has caught up (within a limit). */
+  private async catchUp(run: Run): Promise<void> {
+    this.catchingUp.add(run);
+    const limit = new AbortController();
+    await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
+    limit.abort();
+    this.catchingUp.delete(run);
   }
 
   /** Its own function, so that the timer's closure holds the id and key, and not the run (as a closure in `launch` would). */
@@ -225,17 +233,4 @@ export class Runs {
     this.live.delete(id);
     if (this.latestByKey.get(key) === id) this.latestByKey.delete(key);
   }
-}
-
-function parseClaim(text: string | undefined): { owner: Owner; at: string } | undefined {
-  try {
-    const claim = JSON.parse(text ?? '') as { owner?: Owner; at?: string };
-    return claim.owner && claim.at ? { owner: claim.owner, at: claim.at } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function anotherReader(handle: RunHandle): RunHandle {
-  return handle instanceof LiveHandle ? new LiveHandle(handle.run) : handle;
 }

@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { publish } from './files.js';
+import type { Disk } from './disk.js';
+import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
-
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-
-/** Runs a file step under the store's time limit. */
-export type Limit = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
 export interface Batching {
@@ -30,6 +25,8 @@ const HIGH_WATER_BATCHES = 4;
  * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
  * be held whole in memory, and a file is still whole or absent, even after a kill -9. Pieces
  * are gathered into batches, written through one handle, one write at a time, each within the limit.
+ * The temporary file stays open until it has its name: if its folder is removed meanwhile, the
+ * open file is the only copy left, and it is copied into the folders made again.
  */
 export class FileWriter {
   private readonly temporary: string;
@@ -47,17 +44,20 @@ export class FileWriter {
   private failure: unknown;
 
   constructor(
-    stagingDir: string,
+    private readonly disk: Disk,
     private readonly target: string,
-    private readonly limit: Limit,
     private readonly batching: Batching = DEFAULT_BATCHING,
   ) {
-    this.temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
-    const opening = open(this.temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-    this.handle = limit(`creating ${this.temporary}`, () => opening);
+    this.temporary = temporaryName(disk.stagingDir, path.basename(target));
+    let opening: Promise<FileHandle> | undefined;
+    this.handle = disk.limit(`creating ${this.temporary}`, (signal) => {
+      // Read and write: the copy above reads it back.
+      opening = disk.inFolders(this.temporary, signal, () => openNew(this.temporary, constants.O_RDWR));
+      return opening;
+    });
     this.handle.catch((error: unknown) => this.fail(error));
     // A file that opens after its time ran out is closed and removed at once: nobody will write it.
-    void this.handle.catch(() => opening.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
+    void this.handle.catch(() => opening?.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
   }
 
   /**
@@ -74,10 +74,23 @@ export class FileWriter {
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
-  /** Once every piece is written: the file under its name, whole. */
+  /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
-    await this.settle();
-    await this.limit(`writing ${this.target}`, (signal) => publish(this.temporary, this.target, signal));
+    await this.drain();
+    const handle = await this.handle.catch(() => undefined);
+    try {
+      if (this.failure !== undefined || !handle) throw this.failure;
+      await this.disk.limit(`writing ${this.target}`, (signal) => this.publishFrom(handle, signal));
+    } catch (error) {
+      await this.close(handle).catch(() => undefined);
+      await this.remove();
+      throw error;
+    }
+    await this.close(handle).catch(async (error: unknown) => {
+      // The file system reported a lost write at close: the file under its name is not whole.
+      await this.disk.limit(`removing ${this.target}`, () => unlink(this.target)).catch(() => undefined);
+      throw error;
+    });
   }
 
   /** The temporary file removed: the text was not the whole answer. */
@@ -85,7 +98,8 @@ export class FileWriter {
     this.dropped = true;
     this.pending = [];
     this.pendingChars = 0;
-    await this.settle().catch(() => undefined);
+    await this.drain();
+    await this.close(await this.handle.catch(() => undefined)).catch(() => undefined);
     await this.remove();
   }
 
@@ -107,7 +121,7 @@ export class FileWriter {
     const handle = await this.handle.catch(() => undefined);
     while (handle && this.failure === undefined && this.pending.length > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
       const batches = this.takeBatches();
-      await this.limit(`writing ${this.temporary}`, () => appendAll(handle, batches)).catch((error: unknown) => this.fail(error));
+      await this.disk.limit(`writing ${this.temporary}`, () => appendAll(handle, batches)).catch((error: unknown) => this.fail(error));
     }
     if (this.pending.length > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
   }
@@ -129,20 +143,14 @@ export class FileWriter {
     return batches;
   }
 
-  /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
-  private async settle(): Promise<void> {
+  /** Every piece written (or given up after a failure), each write within its limit. */
+  private async drain(): Promise<void> {
     while (this.writing || (this.pending.length > 0 && this.failure === undefined)) {
       this.due = true;
       this.flush();
       await this.writing;
     }
     clearTimeout(this.timer);
-    const handle = await this.handle.catch(() => undefined);
-    if (handle) await this.limit(`closing ${this.temporary}`, () => handle.close()).catch((error: unknown) => this.fail(error));
-    if (this.failure !== undefined) {
-      await this.remove();
-      throw this.failure;
-    }
   }
 
   /** Keeps the first failure, and lets go of the text that will never be written. */
@@ -152,8 +160,26 @@ export class FileWriter {
     this.pendingChars = 0;
   }
 
+  /** Renames the temporary file into place; after a folder was removed, copies the open file into the folders made again. */
+  private async publishFrom(handle: FileHandle, signal: AbortSignal): Promise<void> {
+    try {
+      signal.throwIfAborted();
+      return await rename(this.temporary, this.target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    await this.disk.remakeFolders(this.target, signal);
+    const copy = await writeTemporary(this.disk.stagingDir, path.basename(this.target), copyFill(handle), false, signal);
+    await unlink(this.temporary).catch(() => undefined);
+    await publish(copy, this.target, signal);
+  }
+
+  private async close(handle: FileHandle | undefined): Promise<void> {
+    if (handle) await this.disk.limit(`closing ${this.temporary}`, () => handle.close());
+  }
+
   private remove(): Promise<void> {
-    return this.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
+    return this.disk.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
   }
 }
 

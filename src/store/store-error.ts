@@ -7,6 +7,8 @@ export type StoreErrorCode =
   | 'ERR_STORE_TOO_LARGE'
   /** A file name, run id or key outside the names we make. */
   | 'ERR_STORE_BAD_NAME'
+  /** A claim was lost to other processes too many times in a row. */
+  | 'ERR_STORE_CONTENDED'
   /** The disk took only part of a write, and no error with it (it filled up midway). */
   | 'ERR_STORE_SHORT_WRITE';
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,13 +7,25 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
-import { createServer, type ParallelLlmServer } from '../../src/server.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { localRuns } from '../../src/run/from-config.js';
+import type { LocalRunService } from '../../src/run/local.js';
+import type { Runs } from '../../src/run/runs.js';
+import { createServer } from '../../src/server.js';
 import { testClient, silentLogger } from './client.js';
+import { stopHostsUnder } from './hosts.js';
 import { VALID_KEY, type FakeOpenRouter } from './fake-openrouter.js';
+
+/** The server under test, and the runs it uses (executed in the test's process: no run host). */
+export interface App {
+  server: McpServer;
+  runs: Runs;
+  service: LocalRunService;
+}
 
 export interface Harness {
   client: Client;
-  app: ParallelLlmServer;
+  app: App;
   config: Config;
   outputDir: string;
   close(): Promise<void>;
@@ -28,15 +40,28 @@ export async function tempDir(prefix = 'parallel-llm-test-'): Promise<string> {
   return dir;
 }
 
+/** A new temporary folder holding a .env file with this text, as a user's working folder would. */
+export async function folderWithDotEnv(text: string): Promise<string> {
+  const dir = await tempDir();
+  await writeFile(path.join(dir, '.env'), text);
+  return dir;
+}
+
+/** Removes the test file's temporary folders, after stopping any run host that lives in one. */
 export async function removeTempDirs(): Promise<void> {
-  await Promise.all(madeHere.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all(
+    madeHere.splice(0).map(async (dir) => {
+      await stopHostsUnder(dir);
+      await rm(dir, { recursive: true, force: true });
+    }),
+  );
 }
 
 /** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
 export async function startHarness(
   fake: FakeOpenRouter,
   env: Record<string, string> = {},
-  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string } = {},
+  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string; taskPollMs?: number } = {},
 ): Promise<Harness> {
   const outputDir = options.outputDir ?? (await tempDir());
   const config = loadConfig({
@@ -50,7 +75,8 @@ export async function startHarness(
     ...env,
   });
   const upstream = testClient(fake.url, { timeoutMs: config.timeoutMs, idleTimeoutMs: options.idleTimeoutMs ?? 2000, maxConnections: config.maxConcurrency });
-  const app = createServer({ config, client: upstream, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs });
+  const { runs, service } = localRuns(config, upstream, silentLogger);
+  const app = { server: createServer({ config, service, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs, taskPollMs: options.taskPollMs ?? 50 }), runs, service };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
   await app.server.connect(serverSide);
