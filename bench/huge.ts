@@ -26,13 +26,14 @@ const { binPath, cleanup } = await installedBin();
 const paths = await productPaths(binPath);
 const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'huge/synth', PARALLEL_LLM_MAX_CONCURRENCY: String(MODELS) });
 const session = await connect({ command: process.execPath, args: [binPath] }, env);
-const pidsBefore = await pidsRunning(paths);
 const sampler = samplePeakRss(paths);
 const started = performance.now();
 const { result, data } = await processPrompt(session, { prompt: freshPrompt('huge') }, { timeout: 600_000 });
 const ms = performance.now() - started;
-const peakMiB = await sampler.stop();
-const alive = pidsBefore.every((pid) => process.kill(pid, 0));
+const { peakMiB, pids } = await sampler.stop();
+// Every process of ours that took part (the server and its run host) is still there.
+const running = await pidsRunning(paths);
+const alive = pids.length > 0 && pids.every((pid) => running.includes(pid));
 // The server still answers after it.
 const after = await session.client.ping().then(
   () => true,

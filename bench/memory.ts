@@ -47,9 +47,9 @@ async function peakRss(server: ServerCommand, paths: string[], shape: Shape): Pr
   const sampler = samplePeakRss(paths.length > 0 ? paths : [server.args[0]!]);
   const calls = Array.from({ length: CALLS }, () => processPrompt(session, { prompt: freshPrompt('memory') }, { timeout: 600_000 }));
   for (const call of await Promise.all(calls)) assertAnswered(session, call, 'a memory call');
-  const peak = await sampler.stop();
+  const { peakMiB } = await sampler.stop();
   await session.close();
-  return peak;
+  return peakMiB;
 }
 
 const rows: Row[] = [];

@@ -47,18 +47,20 @@ async function rssMiB(pids: number[]): Promise<number> {
 
 /**
  * Samples the summed resident set of the product's processes every `everyMs` until `stop`,
- * which resolves to its peak in MiB. The list of processes is refreshed every `rescanMs`: a
- * process (a run host) may start at any moment.
+ * which resolves to its peak in MiB and every process seen. The list of processes is refreshed
+ * every `rescanMs`: a process (a run host) may start at any moment.
  */
-export function samplePeakRss(paths: string[], everyMs = 20, rescanMs = 250): { stop(): Promise<number> } {
+export function samplePeakRss(paths: string[], everyMs = 20, rescanMs = 250): { stop(): Promise<{ peakMiB: number; pids: number[] }> } {
   let peak = 0;
   let pids: number[] = [];
+  const seen = new Set<number>();
   let scannedAt = -Infinity;
   let running = true;
   const loop = (async () => {
     while (running) {
       if (performance.now() - scannedAt >= rescanMs) {
         pids = await pidsRunning(paths);
+        pids.forEach((pid) => seen.add(pid));
         scannedAt = performance.now();
       }
       peak = Math.max(peak, await rssMiB(pids));
@@ -69,7 +71,7 @@ export function samplePeakRss(paths: string[], everyMs = 20, rescanMs = 250): { 
     stop: async () => {
       running = false;
       await loop;
-      return peak;
+      return { peakMiB: peak, pids: [...seen] };
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- profile`: a CPU profile of the big-stream shape (one call of 5 models, each
  * streaming 2 MiB of prose in 64-character events; three calls in a row, after one to warm up)
- * taken with `node --cpu-prof` of the server process, saved in bench/profiles/, with the frames
- * that took the most time printed. The profiles are what bench/profiles/README.md reads.
+ * taken with `node --cpu-prof` of the server process running the calls itself, saved in
+ * bench/profiles/, with the frames that took the most time printed. The profiles are what bench/profiles/README.md reads.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -25,9 +25,10 @@ for (const model of models) serveStream(fake, model, piecesOf(prose(2 * 1024 * 1
 fake.on('big/synth', { answer: 'synthesized' });
 const { binPath, cleanup } = await installedBin();
 const profileDir = path.join(os.tmpdir(), `parallel-llm-profile-${process.pid}`);
-const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth' });
-// The profile is written when the process exits. (Node refuses --cpu-prof in NODE_OPTIONS, so a
-// process the server starts is profiled only if it is started with the server's execArgv.)
+// The runs execute in the server process itself (the run host's fallback): a detached host
+// would not inherit --cpu-prof (nor can NODE_OPTIONS carry it), and it runs the same code.
+const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth', PARALLEL_LLM_RUN_HOST: 'off' });
+// The profile is written when the process exits.
 const session = await connect({ command: process.execPath, args: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, binPath] }, env);
 for (let i = 0; i <= CALLS; i++) assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('profile') }, { timeout: 600_000 }), 'a profiled call');
 await session.close();
