@@ -47,14 +47,14 @@ export async function folderWithDotEnv(text: string): Promise<string> {
   return dir;
 }
 
-/** Removes the test file's temporary folders, after stopping any run host that lives in one. */
+/**
+ * Removes the test file's temporary folders, after stopping every run host that lives in one:
+ * all of them first, since a host in one folder may write in another (its TMPDIR's compile cache).
+ */
 export async function removeTempDirs(): Promise<void> {
-  await Promise.all(
-    madeHere.splice(0).map(async (dir) => {
-      await stopHostsUnder(dir);
-      await rm(dir, { recursive: true, force: true });
-    }),
-  );
+  const dirs = madeHere.splice(0);
+  await Promise.all(dirs.map((dir) => stopHostsUnder(dir)));
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
