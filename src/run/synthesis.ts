@@ -23,20 +23,24 @@ export interface SynthesisPrompt {
 export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): SynthesisPrompt {
   const frame = (bodies: string[]) => render(problem, candidates, bodies);
   const overhead = frame(candidates.map(() => '')).length;
-  const caps = fairCaps(
-    candidates.map((candidate) => candidate.content.length),
-    maxChars - overhead,
-  );
+  const caps = fairCaps(candidates.map(usableLength), maxChars - overhead);
   const trims: Trim[] = [];
   const bodies = candidates.map((candidate, index) => {
     const cap = caps[index]!;
-    if (candidate.content.length <= cap) return candidate.content;
+    // An answer held only in part is marked as trimmed too, wherever its held part ends.
+    if ((candidate.chars ?? candidate.content.length) <= cap) return candidate.content;
     // The marker's length depends on the numbers in it; measure it with the widest ones.
-    const kept = Math.max(0, cap - trimMarker(candidate, 0).length);
+    const kept = Math.max(0, Math.min(candidate.content.length, cap - trimMarker(candidate, 0).length));
     trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.chars ?? candidate.content.length });
     return candidate.content.slice(0, kept) + trimMarker(candidate, kept);
   });
   return { text: frame(bodies), trims };
+}
+
+/** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
+function usableLength(candidate: CandidateAnswer): number {
+  const { content } = candidate;
+  return (candidate.chars ?? content.length) > content.length ? content.length + trimMarker(candidate, content.length).length : content.length;
 }
 
 /**
