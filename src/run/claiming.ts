@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Claim } from '../store/claims.js';
 import { newRunId, type RunStore } from '../store/run-store.js';
-import { alive, type OwnerIdentity } from './liveness.js';
+import { processAlive, type OwnerIdentity } from './liveness.js';
 import type { Owner } from './record.js';
 import { judge, type Verdict } from './reuse.js';
 import type { Run } from './run.js';
@@ -60,13 +60,12 @@ export async function claimRequest(key: string, context: ClaimContext, fresh: bo
  */
 async function follow(claim: Claim, { store, stored, liveRun }: ClaimContext): Promise<Found | undefined> {
   const owner = claim.owner as Owner;
-  const claimant = { run_id: claim.run_id, owner };
   for (const deadline = Deadline.after(FOLLOW_MS); ; ) {
     const live = liveRun(claim.run_id);
     if (live) return { live };
     const opened = await stored.read(claim.run_id);
     if (opened.ok && opened.value.effective().owner.instance === owner.instance) return { stored: opened.value };
-    if (deadline.msLeft() === 0 || !(await alive(claimant, store.leases))) return opened.ok ? { stored: opened.value } : undefined;
+    if (deadline.msLeft() === 0 || !(await processAlive(owner, store.leases))) return opened.ok ? { stored: opened.value } : undefined;
     await sleep(FOLLOW_POLL_MS);
   }
 }

@@ -64,9 +64,16 @@ export function ownVerdict(subject: { run_id: string; owner: Owner }): boolean |
  * over would pay for it twice.
  */
 export async function alive(subject: { run_id: string; owner: Owner }, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
-  const own = ownVerdict(subject);
-  if (own !== undefined) return own;
-  const owner: OwnerIdentity = subject.owner;
+  return ownVerdict(subject) ?? processAlive(subject.owner, leases, options);
+}
+
+/**
+ * Whether the process `owner` names is alive, whatever it runs: this very process is; any other
+ * is asked as `alive` asks. A claim's holder is judged so: between its claim and its run's
+ * start it runs nothing yet, and is not dead for that.
+ */
+export async function processAlive(owner: OwnerIdentity, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
+  if (ours.has(owner.instance)) return true;
   const timeoutMs = options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS;
   if (sameKernelView(owner)) {
     const reading = withTimeLimit(timeoutMs, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));

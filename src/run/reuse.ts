@@ -1,6 +1,6 @@
 import type { Claim } from '../store/claims.js';
 import type { RunStore } from '../store/run-store.js';
-import { alive } from './liveness.js';
+import { processAlive } from './liveness.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { StoredRun } from './stored.js';
 import type { StoredRuns } from './stored-watch.js';
@@ -28,13 +28,13 @@ export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true }
  */
 export async function judge(latest: Claim | undefined, key: string, runs: StoredRuns, store: RunStore, version: string | undefined): Promise<Verdict> {
   if (!latest) return { fresh: true };
-  const claimant = { run_id: latest.run_id, owner: latest.owner as Owner };
+  const claimant = latest.owner as Owner;
   const opened = await runs.read(latest.run_id);
-  if (!opened.ok) return opened.error.kind === 'not_found' && (await alive(claimant, store.leases)) ? { follow: true } : { fresh: true };
+  if (!opened.ok) return opened.error.kind === 'not_found' && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
   // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
-  if (record.owner.instance !== claimant.owner.instance && (await alive(claimant, store.leases))) return { follow: true };
+  if (record.owner.instance !== claimant.instance && (await processAlive(claimant, store.leases))) return { follow: true };
   if (reusable(record)) return { follow: true };
   const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
   return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
