@@ -1,5 +1,5 @@
 /**
- * Soak: many calls in a row on one server process, with mixed upstream faults (5xx, resets,
+ * Soak: many calls in a row on one server process (and its run host), with mixed upstream faults (5xx, resets,
  * malformed bodies, mid-stream errors, hangs cut by the silence limit). Nothing may grow
  * without bound (RSS, open file descriptors) and nothing may be lost: every call returns,
  * every answered model's answer is on disk, every run.json agrees with the result.
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Behaviour } from '../test/support/fake-openrouter.js';
 import { connect, installedBin, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+import { pidsRunning, productPaths } from './procs.js';
 
 const BEHAVIOURS: Record<string, Behaviour> = {
   'ok/fast': { answer: 'a fast answer', delayMs: 5 },
@@ -39,10 +40,16 @@ function seeded(seed: number) {
   };
 }
 
-async function processStats(pid: number) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
-  return { rssMiB: round(rssKiB / 1024), openFds: (await readdir(`/proc/${pid}/fd`)).length };
+/** Resident memory and open file descriptors of the product's processes (the server and its run host), summed. */
+async function processStats(paths: string[]) {
+  let rssKiB = 0;
+  let openFds = 0;
+  const pids = await pidsRunning(paths);
+  for (const pid of pids) {
+    rssKiB += Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]);
+    openFds += (await readdir(`/proc/${pid}/fd`)).length;
+  }
+  return { processes: pids.length, rssMiB: round(rssKiB / 1024), openFds };
 }
 
 export interface SoakFigures {
@@ -54,9 +61,9 @@ export interface SoakFigures {
   modelErrors: Record<string, number>;
   runFoldersWritten: number;
   answerFilesChecked: number;
-  start: { rssMiB: number; openFds: number };
-  end: { rssMiB: number; openFds: number };
-  samples: Array<{ call: number; rssMiB: number; openFds: number }>;
+  start: { processes: number; rssMiB: number; openFds: number };
+  end: { processes: number; rssMiB: number; openFds: number };
+  samples: Array<{ call: number; processes: number; rssMiB: number; openFds: number }>;
 }
 
 export async function runSoak(options: { calls: number; binPath: string; seed?: number }): Promise<SoakFigures> {
@@ -73,7 +80,7 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
     PARALLEL_LLM_LOG_LEVEL: 'error',
   });
   const session = await connect(options.binPath, env);
-  const pid = session.pid!;
+  const paths = await productPaths(options.binPath);
   const random = seeded(options.seed ?? 7);
   const pickModels = () =>
     Array.from({ length: 5 }, () => (random() < 0.7 ? OK[Math.floor(random() * OK.length)]! : FAULTS[Math.floor(random() * FAULTS.length)]!));
@@ -85,11 +92,11 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
   let answerFilesChecked = 0;
   const lost: string[] = [];
   const warmup = Math.min(20, Math.floor(options.calls / 10));
-  let start = await processStats(pid);
+  let start = await processStats(paths);
   const started = Date.now();
   for (let call = 0; call < options.calls; call++) {
-    if (call === warmup) start = await processStats(pid);
-    if (call % Math.max(1, Math.floor(options.calls / 8)) === 0) samples.push({ call, ...(await processStats(pid)) });
+    if (call === warmup) start = await processStats(paths);
+    if (call % Math.max(1, Math.floor(options.calls / 8)) === 0) samples.push({ call, ...(await processStats(paths)) });
     const models = pickModels();
     const result = await session.client.callTool({ name: 'process_prompt', arguments: { prompt: `soak ${call}`, models } });
     const data = result.structuredContent as { status: string; run_folder: string; models: Array<{ status: string; file?: string; error?: { kind: string } }> };
@@ -108,7 +115,7 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
     }
   }
   const seconds = round((Date.now() - started) / 1000);
-  const end = await processStats(pid);
+  const end = await processStats(paths);
   samples.push({ call: options.calls, ...end });
   const runFoldersWritten = (await readdir(outputDir)).filter((name) => !name.startsWith('.')).length;
   await session.close();

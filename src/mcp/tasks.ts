@@ -117,15 +117,21 @@ export class RunTaskStore implements TaskStore {
     return this.add(this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS), false);
   }
 
-  /** Kept for its ttl from now, whatever its status, as the MCP spec asks; a plain call's until its result is read. */
+  /**
+   * Kept for its ttl from now, whatever its status, as the MCP spec asks; a plain call's until its
+   * result is read (the SDK reads it at once), with no timer that would hold its result meanwhile.
+   */
   private add(task: Task, plain: boolean): Entry {
     const entry: Entry = { task, plain };
     this.entries.set(task.taskId, entry);
-    const forget = () => {
-      if (this.entries.get(task.taskId) === entry) this.entries.delete(task.taskId);
-    };
-    setTimeout(forget, task.ttl ?? DEFAULT_TTL_MS).unref();
+    if (!plain) this.forgetLater(task.taskId, task.ttl ?? DEFAULT_TTL_MS);
     return entry;
+  }
+
+  /** Its own function, so that the timer's closure holds the id, not the entry and its result. */
+  private forgetLater(taskId: string, ms: number): void {
+    const entry = this.entries.get(taskId);
+    setTimeout(() => this.entries.get(taskId) === entry && this.entries.delete(taskId), ms).unref();
   }
 
   /** The task's status follows its run's; a run that can no longer be read fails its task. */
