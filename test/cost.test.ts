@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CHARS_PER_TOKEN, STEP_FRAME_TOKENS, estimateTokens, worstCase } from '../src/run/cost.js';
+import { anonymise } from '../src/run/strategies/anonymise.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/run/strategies/council.js';
+import { buildJudgePrompt } from '../src/run/strategies/judge.js';
+import { aggregateRankings } from '../src/run/strategies/ranking.js';
+import { buildSynthesisPrompt } from '../src/run/synthesis.js';
 import { ROUND_PRICES, plan } from './support/cost-plans.js';
 
 /** 1,000 input tokens plus the frame plus `answers` answers of 1,000 tokens. */
@@ -118,5 +123,19 @@ describe('worstCase: prices', () => {
     expect(estimate.steps[1]!.usd).toBeUndefined();
     expect(estimate.steps.at(-1)!.model).toBe('s/synth');
     expect(estimate.totalUsd).toBeCloseTo(0.003 + estimate.steps.at(-1)!.usd!, 9);
+  });
+});
+
+describe('STEP_FRAME_TOKENS', () => {
+  it('covers what every step’s prompt adds around the input and the answers, for 20 candidates', () => {
+    const empty = Array.from({ length: 20 }, (_, index) => ({ index, model: `vendor/model-${index}`, content: '' }));
+    const ranking = aggregateRankings([], anonymise('run', empty));
+    const frames = [
+      buildSynthesisPrompt('', empty, 1_000_000).text,
+      buildJudgePrompt('', empty, 'run', 1_000_000).text,
+      buildRankingPrompt('', empty, 0, 'run', 1_000_000).text,
+      buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000).text,
+    ];
+    for (const frame of frames) expect(estimateTokens(frame)).toBeLessThanOrEqual(STEP_FRAME_TOKENS);
   });
 });
