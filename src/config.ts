@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
+import { STRATEGIES, type Strategy } from './run/strategies/strategy.js';
 
 /**
  * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`
@@ -44,6 +46,12 @@ export interface Config {
   saveOutputs: boolean;
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** How the candidates' answers become one, unless a call says otherwise (SPEC §10). */
+  strategy: Strategy;
+  /** A call whose worst-case cost is above this is refused before any request; a call may lower it, never raise it. */
+  maxCostUsd: number | undefined;
+  /** OpenRouter's `reasoning.effort` for every model and step; undefined: not sent. */
+  reasoningEffort: ReasoningEffort | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,6 +107,13 @@ const modelList = z.preprocess(
     .optional(),
 );
 
+/** One of `values`, in any case, around any spaces. */
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional(),
+  );
+
 const booleanFlag = z.preprocess(
   (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
   z
@@ -147,11 +162,17 @@ const envSchema = z.object({
     z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
   ),
   PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
-  PARALLEL_LLM_LOG_LEVEL: z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
-  ),
+  PARALLEL_LLM_LOG_LEVEL: oneOf(LOG_LEVELS),
   PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
+  PARALLEL_LLM_STRATEGY: oneOf(STRATEGIES),
+  PARALLEL_LLM_MAX_COST_USD: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a number of US dollars, such as 0.50' })
+      .positive({ error: 'must be a positive number of US dollars, such as 0.50' })
+      .optional(),
+  ),
+  PARALLEL_LLM_REASONING_EFFORT: oneOf(REASONING_EFFORTS),
 });
 
 /** Reads the configuration once, at start. Throws ConfigError naming the first bad variable. */
@@ -192,6 +213,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
     logFile: e.PARALLEL_LLM_LOG_FILE,
+    strategy: e.PARALLEL_LLM_STRATEGY ?? 'synthesize',
+    maxCostUsd: e.PARALLEL_LLM_MAX_COST_USD,
+    reasoningEffort: e.PARALLEL_LLM_REASONING_EFFORT,
   };
 }
 
