@@ -20,6 +20,15 @@ export interface LowerMaxTokens {
   totalUsd: number;
 }
 
+/**
+ * The ceiling a call runs under: the lower of the call's and the server's. A calling model may
+ * tighten the user's PARALLEL_LLM_MAX_COST_USD, never loosen it.
+ */
+export function effectiveCeiling(callUsd: number | undefined, serverUsd: number | undefined): number | undefined {
+  if (callUsd === undefined) return serverUsd;
+  return serverUsd === undefined ? callUsd : Math.min(callUsd, serverUsd);
+}
+
 /** The worst case of `plan` when it fits under `ceilingUsd`; else why not and what would fit. */
 export function fitCeiling(plan: CostPlan, prices: Prices, ceilingUsd: number): Result<WorstCase, CostRefusal> {
   const shape = shapeOf(plan);
