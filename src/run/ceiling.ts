@@ -1,5 +1,5 @@
 import { err, ok, type Result } from '../result.js';
-import { estimate, shapeOf, type CostPlan, type PlanShape, type Prices, type WorstCase } from './cost.js';
+import { estimate, shapeOf, type CostPlan, type PlanShape, type PriceSource, type WorstCase } from './cost.js';
 
 /** A call refused for its cost, before any upstream request, with what would fit instead. */
 export type CostRefusal =
@@ -30,7 +30,7 @@ export function effectiveCeiling(callUsd: number | undefined, serverUsd: number 
 }
 
 /** The worst case of `plan` when it fits under `ceilingUsd`; else why not and what would fit. */
-export function fitCeiling(plan: CostPlan, prices: Prices, ceilingUsd: number): Result<WorstCase, CostRefusal> {
+export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: number): Result<WorstCase, CostRefusal> {
   const shape = shapeOf(plan);
   const worst = estimate(shape, prices);
   if (worst.unpriced.length > 0) return err({ kind: 'unpriced', ceilingUsd, estimate: worst, unpriced: worst.unpriced });
@@ -45,7 +45,7 @@ export function fitCeiling(plan: CostPlan, prices: Prices, ceilingUsd: number): 
  * also ranks, so the saving is not just its own answer), until the rest fits. A tie leaves
  * out the later one: the user listed the first ones first. Undefined when even one is too dear.
  */
-function fewerModels(shape: PlanShape, prices: Prices, ceilingUsd: number): FewerModels | undefined {
+function fewerModels(shape: PlanShape, prices: PriceSource, ceilingUsd: number): FewerModels | undefined {
   let kept = shape.models.map((model, index) => ({ model, index }));
   let total = estimate(shape, prices).totalUsd;
   const drop: FewerModels['drop'] = [];
@@ -67,7 +67,7 @@ function fewerModels(shape: PlanShape, prices: Prices, ceilingUsd: number): Fewe
  * The highest max_tokens below the plan's that fits (the cost grows with it, so a binary
  * search finds it), rounded down to a hundred above a thousand. Undefined when even 1 is too dear.
  */
-function lowerMaxTokens(shape: PlanShape, prices: Prices, ceilingUsd: number): LowerMaxTokens | undefined {
+function lowerMaxTokens(shape: PlanShape, prices: PriceSource, ceilingUsd: number): LowerMaxTokens | undefined {
   const totalAt = (maxTokens: number) => estimate({ ...shape, maxTokens }, prices).totalUsd;
   if (totalAt(1) > ceilingUsd) return undefined;
   let low = 1;

@@ -59,7 +59,8 @@ export interface WorstCase {
   unpriced: Array<{ model: string; reason: string }>;
 }
 
-export type Prices = { lookup(model: string): PriceLookup };
+/** What the estimate needs of a price list: a PriceTable, or any lookup of the same shape. */
+export type PriceSource = { lookup(model: string): PriceLookup };
 
 /** Tokens `text` may take, overestimated (see CHARS_PER_TOKEN). */
 export function estimateTokens(text: string): number {
@@ -73,7 +74,7 @@ export function estimateTokens(text: string): number {
 }
 
 /** The worst case of `plan` at today's `prices`. */
-export function worstCase(plan: CostPlan, prices: Prices): WorstCase {
+export function worstCase(plan: CostPlan, prices: PriceSource): WorstCase {
   return estimate(shapeOf(plan), prices);
 }
 
@@ -92,7 +93,7 @@ export function shapeOf(plan: CostPlan): PlanShape {
   return { strategy, models, synthesizers, maxTokens, inputTokens: estimateTokens(plan.input), stepMaxTokens: plan.stepMaxChars };
 }
 
-export function estimate(shape: PlanShape, prices: Prices): WorstCase {
+export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
   const unpriced = new Map<string, string>();
   const priced = (step: PlannedStep): StepEstimate => {
     const lookup = prices.lookup(step.model);

@@ -51,6 +51,17 @@ export function anonymise<T extends IndexedAnswer>(runId: string, answers: reado
   return shuffle(answers, runId).map((answer, position) => ({ ...answer, label: candidateLabel(position) }));
 }
 
+/** "3 AI models were given the same problem; their answers follow, anonymised as Candidate A, B, C, in no particular order." */
+export function answersFollow(lettered: ReadonlyArray<{ label: string }>): string {
+  const models = lettered.length === 1 ? '1 AI model was' : `${lettered.length} AI models were`;
+  return `${models} given the same problem; their answers follow, anonymised as Candidate ${labelList(lettered)}, in no particular order.`;
+}
+
+/** The letters, for a prompt or a warning: "A, B, C". */
+export function labelList(lettered: ReadonlyArray<{ label: string }>): string {
+  return lettered.map((answer) => answer.label).join(', ');
+}
+
 /** The prompt sections of lettered answers, with each body as bounded by the caller. */
 export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bodies: string[]): string[] {
   return answers.map((answer, i) => `### Candidate ${answer.label}\n\n${bodies[i]}\n`);
@@ -60,7 +71,11 @@ export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bod
  * `render`'s prompt over lettered answers, bounded like the synthesis prompt. A shortened answer's
  * marker names no saved file: the file is named after the model.
  */
-export function anonymousPrompt(lettered: ReadonlyArray<IndexedAnswer & { label: string }>, render: (bodies: string[]) => string, maxChars: number): StrategyPrompt {
+export function anonymousPrompt(
+  lettered: ReadonlyArray<IndexedAnswer & { label: string }>,
+  render: (bodies: string[]) => string,
+  maxChars: number,
+): StrategyPrompt {
   const quoted = lettered.map(({ model, content, chars }): CandidateAnswer => ({ model, content, ...(chars === undefined ? {} : { chars }) }));
   const { text, trims } = boundedPrompt(render, quoted, maxChars);
   return { text, trims, shown: lettered.map(({ label, index, model }) => ({ label, index, model })) };

@@ -1,7 +1,6 @@
 import { layoutPrompt } from '../synthesis.js';
-import { anonymise, anonymousPrompt, anonymousSections, shuffle, type IndexedAnswer, type StrategyPrompt } from './anonymise.js';
+import { anonymise, anonymousPrompt, anonymousSections, answersFollow, shuffle, type IndexedAnswer, type StrategyPrompt } from './anonymise.js';
 import type { AggregateEntry } from './ranking.js';
-import { labelList } from './reply-lines.js';
 
 /**
  * The `council` strategy (SPEC §10), after the "LLM council": each candidate model ranks the
@@ -20,12 +19,13 @@ export function buildRankingPrompt(problem: string, answers: IndexedAnswer[], ra
   );
   const render = (bodies: string[]) =>
     layoutPrompt({
-      intro: `You are reviewing answers to a problem. ${others.length} AI models answered it; their answers follow, anonymised as Candidate ${labelList(others)}, in no particular order.`,
+      intro: `You are reviewing answers to a problem. ${answersFollow(others)}`,
       problem,
       sections: anonymousSections(others, bodies),
       task: [
         'Evaluate each candidate answer in a few lines: is it correct, complete and useful, and what does it get wrong or miss?',
-        'Then rank the candidates from best to worst. End your reply with one line in exactly this format, naming every candidate once, best first:',
+        'Then rank the candidates from best to worst. ' +
+          'End your reply with one line in exactly this format, naming every candidate once, best first:',
         'RANKING: <letter> > <letter> > ...',
       ].join('\n'),
     });
@@ -33,12 +33,18 @@ export function buildRankingPrompt(problem: string, answers: IndexedAnswer[], ra
 }
 
 /** The synthesizer's prompt: every answer lettered as the rankers saw them, then the combined ranking. */
-export function buildCouncilSynthesisPrompt(problem: string, answers: IndexedAnswer[], ranking: readonly AggregateEntry[], runId: string, maxChars: number): StrategyPrompt {
+export function buildCouncilSynthesisPrompt(
+  problem: string,
+  answers: IndexedAnswer[],
+  ranking: readonly AggregateEntry[],
+  runId: string,
+  maxChars: number,
+): StrategyPrompt {
   const lettered = anonymise(runId, answers);
   const render = (bodies: string[]) =>
     layoutPrompt({
       intro:
-        `You are an expert synthesiser. ${lettered.length} AI models were given the same problem; their answers follow, anonymised as Candidate ${labelList(lettered)}. ` +
+        `You are an expert synthesiser. ${answersFollow(lettered)} ` +
         'The same models then reviewed and ranked each other’s answers without knowing whose they were; the combined ranking follows the answers.',
       problem,
       sections: anonymousSections(lettered, bodies),

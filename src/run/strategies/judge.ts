@@ -1,6 +1,6 @@
 import { layoutPrompt } from '../synthesis.js';
-import { anonymise, anonymousPrompt, anonymousSections, type IndexedAnswer, type ShownCandidate, type StrategyPrompt } from './anonymise.js';
-import { candidateAt, fieldRest, fieldValue, labelList } from './reply-lines.js';
+import { anonymise, anonymousPrompt, anonymousSections, answersFollow, labelList, type IndexedAnswer, type ShownCandidate, type StrategyPrompt } from './anonymise.js';
+import { candidateAt, fieldRest, fieldValue } from './reply-lines.js';
 
 /**
  * The `judge` strategy (SPEC §10): the synthesizer reads the anonymised candidates, picks the
@@ -23,12 +23,13 @@ export function buildJudgePrompt(problem: string, answers: IndexedAnswer[], runI
   const lettered = anonymise(runId, answers);
   const render = (bodies: string[]) =>
     layoutPrompt({
-      intro: `You are an expert judge. ${lettered.length} AI model${lettered.length === 1 ? ' was' : 's were'} given the same problem; their answers follow, anonymised as Candidate ${labelList(lettered)}, in no particular order.`,
+      intro: `You are an expert judge. ${answersFollow(lettered)}`,
       problem,
       sections: anonymousSections(lettered, bodies),
       task: [
         'Pick the single best candidate answer to the original problem: the most correct, complete and useful one.',
-        'Then return that answer verbatim, changed only where it needs fixing: correct its mistakes, and add what it misses that another candidate got right. Do not merge the answers into a new one.',
+        'Then return that answer verbatim, changed only where it needs fixing: correct its mistakes, and add what it misses ' +
+          'that another candidate got right. Do not merge the answers into a new one.',
         '',
         'Reply in exactly this format:',
         'CHOICE: <the letter of the best candidate>',
@@ -51,15 +52,22 @@ export function parseJudgeReply(reply: string, shown: readonly ShownCandidate[])
   if (choiceAt < 0) return wholeReply(reply, `the judge named no candidate (no CHOICE line), so its whole reply is the answer`);
   const named = fieldValue(lines[choiceAt]!, 'choice')!;
   const choice = candidateAt(named, shown);
-  if (!choice) return wholeReply(reply, `the judge chose "${named}", which is none of the candidates (${labelList(shown)}), so its whole reply is the answer`);
+  if (!choice) {
+    return wholeReply(reply, `the judge chose "${named}", which is none of the candidates (${labelList(shown)}), so its whole reply is the answer`);
+  }
 
   const answerAt = lines.findIndex((line, i) => i > choiceAt && fieldValue(line, 'answer') !== undefined);
-  const reasonLines = lines.slice(choiceAt + 1, answerAt < 0 ? choiceAt + 2 : answerAt);
-  const reason = reasonText(reasonLines);
-  const answer = answerAt < 0 ? lines.slice(choiceAt + 1 + (reason === undefined ? 0 : 1)).join('\n').trim() : answerAfter(lines, answerAt);
-  if (answer === '') return { ...wholeReply(reply, 'the judge returned no answer after its choice, so its whole reply is the answer'), choice, ...(reason && { reason }) };
-  const warnings = answerAt < 0 ? ['the judge wrote no ANSWER marker; its answer is taken to be everything after the choice and reason'] : [];
-  return { choice, ...(reason && { reason }), answer, warnings };
+  if (answerAt >= 0) return verdict(reply, choice, reasonText(lines.slice(choiceAt + 1, answerAt)), answerAfter(lines, answerAt), []);
+  // No marker: a REASON line right after the choice is the reason, and the rest the answer.
+  const reason = reasonText(lines.slice(choiceAt + 1, choiceAt + 2));
+  const rest = lines.slice(choiceAt + (reason === undefined ? 1 : 2)).join('\n').trim();
+  return verdict(reply, choice, reason, rest, ['the judge wrote no ANSWER marker; its answer is taken to be everything after the choice and reason']);
+}
+
+function verdict(reply: string, choice: ShownCandidate, reason: string | undefined, answer: string, warnings: string[]): JudgeVerdict {
+  const read = { choice, ...(reason === undefined ? {} : { reason }) };
+  if (answer === '') return { ...read, ...wholeReply(reply, 'the judge returned no answer after its choice, so its whole reply is the answer') };
+  return { ...read, answer, warnings };
 }
 
 function reasonText(lines: string[]): string | undefined {

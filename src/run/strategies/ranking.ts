@@ -1,5 +1,5 @@
-import type { ShownCandidate } from './anonymise.js';
-import { candidateAt, fieldValue, labelList, plainLine } from './reply-lines.js';
+import { labelList, type ShownCandidate } from './anonymise.js';
+import { candidateAt, fieldValue, plainLine } from './reply-lines.js';
 
 /** A council member's ranking of the others' answers, and its combination across members (Borda count). */
 

@@ -36,8 +36,3 @@ export function candidateAt(text: string, shown: readonly ShownCandidate[]): Sho
   const letters = LEADING_LABEL.exec(plainLine(text))?.[1]?.toUpperCase();
   return shown.find((candidate) => candidate.label === letters);
 }
-
-/** The labels shown, for a warning: "A, B, C". */
-export function labelList(shown: readonly ShownCandidate[]): string {
-  return shown.map((candidate) => candidate.label).join(', ');
-}
