@@ -52,6 +52,12 @@ export interface Config {
   maxCostUsd: number | undefined;
   /** OpenRouter's `reasoning.effort` for every model and step; undefined: not sent. */
   reasoningEffort: ReasoningEffort | undefined;
+  /** `auto`: runs execute in the per-user run host; `off`: in the server process itself. */
+  runHost: 'auto' | 'off';
+  /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
+  hostDir: string | undefined;
+  /** The run host exits after this long with no run and no face connected. */
+  hostIdleMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -173,6 +179,12 @@ const envSchema = z.object({
       .optional(),
   ),
   PARALLEL_LLM_REASONING_EFFORT: oneOf(REASONING_EFFORTS),
+  PARALLEL_LLM_RUN_HOST: oneOf(['auto', 'off'] as const),
+  PARALLEL_LLM_HOST_DIR: z.preprocess(
+    blankToUndefined,
+    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+  ),
+  PARALLEL_LLM_HOST_IDLE_MS: duration(),
 });
 
 /** Reads the configuration once, at start. Throws ConfigError naming the first bad variable. */
@@ -216,6 +228,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     strategy: e.PARALLEL_LLM_STRATEGY ?? 'synthesize',
     maxCostUsd: e.PARALLEL_LLM_MAX_COST_USD,
     reasoningEffort: e.PARALLEL_LLM_REASONING_EFFORT,
+    runHost: e.PARALLEL_LLM_RUN_HOST ?? 'auto',
+    hostDir: e.PARALLEL_LLM_HOST_DIR,
+    hostIdleMs: e.PARALLEL_LLM_HOST_IDLE_MS ?? 10 * 60 * 1000,
   };
 }
 

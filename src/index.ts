@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { HELP } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
 import { createLogger } from './log/logger.js';
-import { OpenRouterClient } from './openrouter/client.js';
+import { faceRunService } from './host/lazy.js';
 import { createServer } from './server.js';
 import { exitOnDisconnect, type Stop } from './shutdown.js';
 import { packageVersion } from './version.js';
@@ -27,6 +27,12 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./cli/ask.js')).runAsk(rest, loadConfig);
     case 'doctor':
       return (await import('./cli/doctor.js')).doctorCommand(rest, loadConfig);
+    case 'runs':
+      return (await import('./cli/runs.js')).runsCommand(rest, loadConfig);
+    case 'cancel':
+      return (await import('./cli/cancel.js')).cancelCommand(rest, loadConfig);
+    case 'host':
+      return (await import('./host/main.js')).hostCommand(rest, loadConfig);
     case undefined:
       await serve(loadConfig());
       return undefined;
@@ -36,25 +42,26 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
 }
 
-/** The stdio MCP server: stdout carries JSON-RPC and nothing else. */
+/** The stdio MCP server: stdout carries JSON-RPC and nothing else. Its runs execute in the run host. */
 async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
-  const client = OpenRouterClient.fromConfig(config, logger);
-  const { server, runs } = createServer({ config, client, logger, version: packageVersion() });
+  const version = packageVersion();
+  const service = faceRunService(config, logger, version);
+  const server = createServer({ config, service, logger, version });
   const stop = exitOnDisconnect(
     {
-      // Runs outlive their calls: with the client gone, they still finish and are saved for
-      // get_run from another process. Each upstream call has its limit; this is a backstop.
+      // Runs outlive their calls and this process: the run host's go on without it. Runs this
+      // process executes itself (no host) still finish first; each upstream call has its limit,
+      // and this is a backstop.
       clientGone: async () => {
         await server.close();
-        await Promise.race([runs.idle(), sleep(Math.min(3 * config.timeoutMs + 60_000, MAX_TIMER_MS), undefined, { ref: false })]);
-        await client.close();
+        await Promise.race([service.finished(), sleep(Math.min(3 * config.timeoutMs + 60_000, MAX_TIMER_MS), undefined, { ref: false })]);
+        await service.close();
       },
-      // The process must go now: the runs are journaled as interrupted, to be resumed later.
+      // The process must go now: runs it executes itself are journaled as interrupted, to be resumed.
       halted: async () => {
-        await Promise.race([runs.interruptAll(), sleep(1000, undefined, { ref: false })]);
         await server.close();
-        await client.close();
+        await Promise.race([service.close(), sleep(1000, undefined, { ref: false })]);
       },
     },
     logger,

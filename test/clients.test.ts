@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FALLBACK_BUDGET_MS, forClient } from '../src/mcp/clients.js';
-import { isClientTimeout } from '../src/mcp/wait.js';
+import { isClientTimeout } from '../src/mcp/cancel-reasons.js';
 
 describe('forClient', () => {
   it.each([
@@ -39,6 +39,8 @@ describe('isClientTimeout', () => {
     ['Error: MCP error -32001: Request timed out', true],
     ['timed out', true],
     ['timed out after 60.0s', true],
+    ['MCP request cancelled by caller', true],
+    ['User cancelled', false],
     ['AbortError: This operation was aborted', false],
     ['operation cancelled', false],
     [undefined, false],

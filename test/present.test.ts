@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { outputShape } from '../src/present/output-schema.js';
 import { headline } from '../src/present/headline.js';
 import { toolResult, type Layout } from '../src/present/result.js';
-import { costLine, describeError } from '../src/present/words.js';
-import type { CandidateRecord, ModelError, RunRecord } from '../src/run/record.js';
-import type { RunView } from '../src/run/view.js';
+import { costLine } from '../src/present/cost.js';
+import { describeError } from '../src/present/words.js';
+import type { CandidateRecord, ModelError, RunState } from '../src/run/record.js';
+import type { RunView } from '../src/run/service.js';
 
 const RUN_ID = '2026-11-21T13-41-07.123Z_1a2b3c4d';
 const RUN_DIR = `/home/ada/.local/share/parallel-llm-mcp/runs/${RUN_ID}`;
@@ -17,7 +18,7 @@ const failed = (index: number, model: string, error: ModelError): CandidateRecor
 const waiting = (index: number, model: string): CandidateRecord => ({ index, model, status: 'waiting' });
 const rateLimited: ModelError = { kind: 'rate_limited', status: 429, message: 'Rate limit exceeded.', advice: 'Wait a little, or lower PARALLEL_LLM_MAX_CONCURRENCY.' };
 
-function record(overrides: Partial<RunRecord>): RunRecord {
+function record(overrides: Partial<RunState>): RunState {
   return {
     format: 1,
     run_id: RUN_ID,
@@ -29,7 +30,7 @@ function record(overrides: Partial<RunRecord>): RunRecord {
     elapsed_ms: 52_300,
     resumes: 0,
     settings: { models: [], synthesizer_models: [SYNTHESIZER], temperature: 0.7, max_tokens: 1000 },
-    prompt: 'Why does my recursion overflow?',
+    title: 'Why does my recursion overflow?',
     candidates: [answered(1, '~openai/gpt-latest', 6_000), answered(2, '~x-ai/grok-latest', 9_500)],
     synthesis: { status: 'answered', model: SYNTHESIZER, attempts: [{ model: SYNTHESIZER, status: 'answered', ms: 41_000, chars: 54, usage }], file: 'final.md' },
     totals: { prompt_tokens: 2800, completion_tokens: 800, total_tokens: 3600, cost: 0.0223 },
@@ -38,9 +39,9 @@ function record(overrides: Partial<RunRecord>): RunRecord {
   };
 }
 
-const view = (run: RunRecord, answer?: string, answers: Array<[number, string]> = []): RunView => ({ record: run, answer, answers: new Map(answers), dir: RUN_DIR });
-const result = (v: RunView, layout: Layout = 'both', maxAnswerChars = 100_000) => {
-  const out = toolResult(v, { maxAnswerChars, layout, joined: 'new', budgetMs: 55_000 });
+const view = (run: RunState, answer?: string, answers: Array<[number, string]> = []): RunView => ({ state: run, answer, answers: new Map(answers), dir: RUN_DIR });
+const result = (v: RunView, layout: Layout = 'both', maxAnswerChars = 100_000, options: { joined?: 'new' | 'attached' | 'resumed'; poll?: number } = { joined: 'new' }) => {
+  const out = toolResult(v, { maxAnswerChars, layout, budgetMs: 55_000, ...options });
   return { ...out, text: (out.content[0] as { text: string }).text, data: z.object(outputShape).parse(out.structuredContent) };
 };
 
@@ -63,7 +64,7 @@ describe('the first line', () => {
     [
       'interrupted with one missing',
       record({ status: 'interrupted', candidates: [answered(1, 'a/one', 1000), waiting(2, 'b/two')], synthesis: { status: 'waiting', attempts: [] } }),
-      'Interrupted: the server stopped during this run, with 1 of 2 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+      'Interrupted: the process running it stopped, with 1 of 2 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
     ],
     [
       'cancelled before any answer',
@@ -82,6 +83,22 @@ describe('the first line', () => {
     );
     const synthesizing = record({ status: 'running', synthesis: { status: 'running', model: SYNTHESIZER, attempts: [] } });
     expect(headline(synthesizing)).toMatch(`Still running: 2 of 2 models answered, and ${SYNTHESIZER} is synthesizing.`);
+  });
+
+  it('hands the calling model the exact next get_run call, whose poll number changes each time, so that no two calls in a row are the same', () => {
+    const running = record({ status: 'running', candidates: [answered(1, 'a/one', 1000), waiting(2, 'b/two')], synthesis: { status: 'waiting', attempts: [] } });
+    const first = result(view(running), 'both', 100_000, { joined: 'new', poll: 1 });
+    const second = result(view(running), 'both', 100_000, { poll: 2 });
+    expect(first.text.split('\n')[0]).toContain(`Call get_run with {"run_id":"${RUN_ID}","poll":1} to wait`);
+    expect(first.data.next_call).toEqual({ tool: 'get_run', arguments: { run_id: RUN_ID, poll: 1 } });
+    expect(second.data.next_call).toEqual({ tool: 'get_run', arguments: { run_id: RUN_ID, poll: 2 } });
+    expect(first.text.split('\n')[0]).not.toBe(second.text.split('\n')[0]);
+    expect(result(view(record({})), 'both', 100_000, { poll: 3 }).data.next_call).toBeNull();
+  });
+
+  it('tells a cancelled run that the same request reuses what arrived', () => {
+    const cancelled = record({ status: 'cancelled', candidates: [answered(1, 'a/one', 1000), failed(2, 'b/two', { kind: 'cancelled', message: 'cancelled' })], synthesis: { status: 'skipped', attempts: [] } });
+    expect(headline(cancelled)).toBe('Cancelled: every upstream request was stopped; the result holds the 1 of 2 answers that had arrived. The same request again reuses it and asks only the 1 other model.');
   });
 });
 
@@ -144,10 +161,23 @@ describe('errors in words', () => {
   });
 
   it('gives the cost, the tokens with their split, and the time; or says the cost was not reported', () => {
-    expect(costLine({ prompt_tokens: 1000, completion_tokens: 234, reasoning_tokens: 100, total_tokens: 1234, cost: 0.0123 }, 48_200)).toBe(
+    expect(costLine(record({ totals: { prompt_tokens: 1000, completion_tokens: 234, reasoning_tokens: 100, total_tokens: 1234, cost: 0.0123 }, elapsed_ms: 48_200 }), 'new')).toBe(
       'Cost: $0.0123, 1,234 tokens (1,000 in, 234 out, 100 of them reasoning), 48.2 s.',
     );
-    expect(costLine({}, 1000)).toBe('Cost: cost not reported, 1.0 s.');
-    expect(costLine({ cost: 0 }, undefined)).toBe('Cost: $0.0000.');
+    expect(costLine(record({ totals: {}, elapsed_ms: 1000 }), 'new')).toBe('Cost: cost not reported, 1.0 s.');
+    expect(costLine(record({ totals: { cost: 0 }, elapsed_ms: undefined }), undefined)).toBe('Cost: $0.0000.');
+  });
+
+  it('says a call that joined a run already paid for cost nothing new, instead of repeating the cost as if paid now', () => {
+    const { text, data } = result(view(record({}), ANSWER), 'both', 100_000, { joined: 'attached' });
+    expect(text).toContain(`Cost: no new cost: this call reused run ${RUN_ID}, which cost $0.0223, 3,600 tokens (2,800 in, 800 out), 52.3 s when it ran.`);
+    expect(data).toMatchObject({ joined: 'attached', new_cost: 0, totals: { cost: 0.0223 } });
+  });
+
+  it('counts answers reused after a stop as paid before, not now', () => {
+    const resumed = record({ candidates: [{ ...answered(1, 'a/one', 1000), reused: true }, answered(2, 'b/two', 2000)] });
+    const { text, data } = result(view(resumed, ANSWER), 'both', 100_000, { joined: 'resumed' });
+    expect(text).toContain('Cost: $0.0223, 3,600 tokens (2,800 in, 800 out), 52.3 s; 1 answer ($0.0010 of it) reused from before the run was stopped, not paid again.');
+    expect(data.new_cost).toBe(0.002);
   });
 });

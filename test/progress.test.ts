@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProgressTracker, type ProgressUpdate } from '../src/mcp/progress.js';
-import type { CandidateRecord, RunRecord } from '../src/run/record.js';
+import type { CandidateRecord, RunState } from '../src/run/record.js';
 
 const MODELS = ['~openai/gpt-latest', '~x-ai/grok-latest', '~z-ai/glm-latest'];
 const SYNTHESIZER = '~google/gemini-pro-latest';
@@ -14,7 +14,7 @@ function setup() {
     status: 'running',
     candidates: MODELS.map((model, i): CandidateRecord => ({ index: i + 1, model, status: 'waiting' })),
     synthesis: { status: 'waiting', attempts: [] },
-  } as unknown as RunRecord;
+  } as unknown as RunState;
   const advance = (ms: number) => {
     clock.t += ms;
     tracker.update(record);

@@ -3,9 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
-import type { LiveHandle } from '../src/run/handle.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
-import { StoredRun } from '../src/run/stored.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
@@ -84,9 +82,10 @@ describe('a call whose budget runs out', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(result.isError).toBeFalsy();
     expect(data).toMatchObject({ status: 'running', still_running: ['budget/three'], answer: null, joined: 'new' });
-    expect(data!.next_step).toBe(`Call get_run with run_id "${data!.run_id}" to wait for the synthesis.`);
+    expect(data!.next_step).toBe(`Call get_run with {"run_id":"${data!.run_id}","poll":1} to wait for the synthesis.`);
+    expect(data!.next_call).toEqual({ tool: 'get_run', arguments: { run_id: data!.run_id, poll: 1 } });
     expect(text.split('\n')[0]).toBe(
-      `Still running: 2 of 3 models answered so far; waiting for budget/three. Call get_run with run_id "${data!.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`,
+      `Still running: 2 of 3 models answered so far; waiting for budget/three. Call get_run with {"run_id":"${data!.run_id}","poll":1} to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`,
     );
     expect(data!.models.map((m) => [m.status, m.answer])).toEqual([
       ['answered', 'one from budget'],
@@ -119,7 +118,7 @@ describe('a call whose budget runs out', () => {
     const harness = await start({ ...slowThird('progress', 700), PARALLEL_LLM_BUDGET_MS: '5000' }, { heartbeatMs: 100 });
     // The client's own limit ends the first call; get_run then waits for the rest.
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 100 })).rejects.toThrow(/timed out/);
-    const runId = (await harness.app.runs.recent(1))[0]!.id;
+    const runId = (await harness.app.service.list(1))[0]!.id;
     const updates: Array<{ progress: number; total?: number; message?: string; at: number }> = [];
     let done = false;
     let afterResult = 0;
@@ -202,7 +201,7 @@ describe('cancellation', () => {
     const harness = await start({ ...slowThird('timeout', 900), PARALLEL_LLM_BUDGET_MS: '20000' });
     const abortedBefore = fake.aborted;
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 300 })).rejects.toThrow(/timed out/);
-    const [runId] = (await harness.app.runs.recent(1)).map((run) => run.id);
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
     const results = await collect(harness, runId!);
     expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for timeout' });
     expect(fake.aborted).toBe(abortedBefore);
@@ -214,16 +213,16 @@ describe('cancellation', () => {
     const abortedBefore = fake.aborted;
     const controller = new AbortController();
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.candidates.filter((c) => c.status === 'answered').length === 2);
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(() => fake.aborted === abortedBefore + 1);
-    const record = (await harness.app.runs.recent(1))[0]!.record;
-    await waitFor(async () => (await harness.app.runs.find(record!.run_id))!.current().then((r) => r.status === 'cancelled'));
+    const record = (await harness.app.service.list(1))[0]!.state;
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
     const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
     expect(result.isError).toBe(true);
     expect(data!.status).toBe('cancelled');
-    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived.');
+    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model.');
     expect(requests('stop/synth')).toBe(0);
   });
 
@@ -233,7 +232,7 @@ describe('cancellation', () => {
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await waitFor(async () => (await harness.app.runs.recent(1))[0]?.record?.status === 'cancelled');
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
     expect(requests('early/synth')).toBe(0);
   });
 
@@ -244,7 +243,7 @@ describe('cancellation', () => {
     await waitFor(() => requests('gone/three') === 1);
     await first.client.close();
     await pending.catch(() => undefined);
-    const record = (await first.app.runs.recent(1))[0]!.record;
+    const record = (await first.app.service.list(1))[0]!.state;
     await first.app.runs.idle();
     const second = await start({ ...slowThird('gone', 500) }, { outputDir });
     const { data } = await getRun(second, { run_id: record!.run_id });
@@ -254,14 +253,13 @@ describe('cancellation', () => {
 });
 
 describe('the same request twice at the same moment', () => {
-  it('starts one run, and gives the second caller a reader of its own (a reader remembers the steps it has seen)', async () => {
+  it('starts one run, and the second caller joins it', async () => {
     const harness = await start(slowThird('at-once', 20));
     const { config } = harness;
     const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 };
-    const [first, second] = await Promise.all([harness.app.runs.start(request), harness.app.runs.start(request)]);
+    const [first, second] = await Promise.all([harness.app.service.start(request), harness.app.service.start(request)]);
     expect([first.joined, second.joined]).toEqual(['new', 'attached']);
-    expect(second.handle.id).toBe(first.handle.id);
-    expect(second.handle).not.toBe(first.handle);
+    expect(second.id).toBe(first.id);
     await harness.app.runs.idle();
     expect(requests('at-once/one')).toBe(1);
   });
@@ -271,12 +269,11 @@ describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
     const { config } = harness;
-    let handle: LiveHandle | undefined = (await harness.app.runs.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 })).handle as LiveHandle;
-    const id = handle.id;
-    const run = new WeakRef(handle.run);
-    await handle.settled;
-    handle = undefined;
-    expect(await harness.app.runs.find(id)).toBeInstanceOf(StoredRun);
+    const { id } = await harness.app.service.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 });
+    const run = new WeakRef(harness.app.runs.liveRun(id)!);
+    await run.deref()!.settled;
+    expect(harness.app.runs.liveRun(id)).toBeUndefined();
+    expect(await harness.app.service.watch(id, { waitMs: 0 })).toMatchObject({ ok: true, value: { state: { status: 'complete' } } });
     expect(await collected(run)).toBe(true);
   });
 });
@@ -339,7 +336,7 @@ describe('an interrupted run', () => {
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: seen } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(seen!.status).toBe('interrupted');
-    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run.');
+    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.');
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
     expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
     expect(['resume/one', 'resume/two', 'resume/three', 'resume/synth'].map(requests)).toEqual([1, 1, 2, 1]);
@@ -400,7 +397,7 @@ describe('an interrupted run', () => {
     expect(seen!.status).toBe('interrupted');
     expect(seen!.models.map((m) => m.status)).toEqual(['answered', 'answered', 'interrupted']);
     expect(text.split('\n')[0]).toBe(
-      'Interrupted: the server stopped during this run, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+      'Interrupted: the process running it stopped, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
     );
   });
 

@@ -175,7 +175,7 @@ describe('process_prompt through the MCP client', () => {
     expect(text).toContain(data!.run_folder!);
   });
 
-  it('reports a reasoning model that ran out of max_tokens as truncated, saves its reasoning, and gives the synthesizer that reasoning, labelled, since it is all the model said', async () => {
+  it('reports a reasoning model that ran out of max_tokens as a truncated failure, saves its reasoning, and never gives that cut-off thought to the synthesizer', async () => {
     harness = await startHarness(fake, scriptModels('reasoner'));
     fake.on('reasoner/two', { answer: '', reasoning: 'Step 1: consider the plan...', finishReason: 'length' });
     const { text, data } = await call({ prompt: 'q', max_tokens: 64 });
@@ -184,11 +184,21 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.models[1]!.error!.message).toContain('max_tokens (64) ran out before any answer');
     expect(data!.models[1]!.error!.advice).toMatch(/Raise max_tokens/);
     expect(text).toContain('reasoner/two failed: used all of max_tokens before answering');
-    expect(text).toContain('Its reasoning went to the synthesizer in place of an answer.');
+    expect(text).not.toContain('Its reasoning went to the synthesizer');
     expect(data!.models[1]!.reasoning_file).toBe(path.join(data!.run_folder!, 'candidate-2_reasoner_two.reasoning.md'));
     expect(await readFile(data!.models[1]!.reasoning_file!, 'utf8')).toBe('Step 1: consider the plan...');
     const synthesis = (fake.requestsFor('reasoner/synth')[0]!.body.messages as Array<{ content: string }>)[0]!.content;
-    expect(synthesis).toContain('### Candidate 2: reasoner/two (no answer: its reasoning only)\n\nStep 1: consider the plan...');
+    expect(synthesis).not.toContain('Step 1: consider the plan');
+    expect(synthesis).toContain('2 AI models were given the same problem');
+  });
+
+  it('gives the synthesizer, labelled, the reasoning of a model that finished without putting its answer in the content', async () => {
+    harness = await startHarness(fake, scriptModels('inreasoning'));
+    fake.on('inreasoning/two', { answer: '', reasoning: 'The answer is 42.', finishReason: 'stop' });
+    const { text } = await call({ prompt: 'q' });
+    expect(text).toContain('Its reasoning went to the synthesizer in place of an answer.');
+    const synthesis = (fake.requestsFor('inreasoning/synth')[0]!.body.messages as Array<{ content: string }>)[0]!.content;
+    expect(synthesis).toContain('### Candidate 2: inreasoning/two (no answer: its reasoning only)\n\nThe answer is 42.');
   });
 
   it('keeps the reasoning of a model that answered out of synthesis, and saves it next to the answer', async () => {

@@ -1,7 +1,6 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
-import type { LiveHandle } from '../src/run/handle.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
@@ -60,7 +59,7 @@ describe('process_prompt as a task', () => {
     const harness = await start('let-go', 300);
     let run: WeakRef<object> | undefined;
     const messages = await runAsTask(harness, { prompt: 'q' }, (message) => {
-      if (message.type === 'taskCreated') void harness.app.runs.find(message.task!.taskId).then((handle) => (run = new WeakRef((handle as LiveHandle).run)));
+      if (message.type === 'taskCreated') run = new WeakRef(harness.app.runs.liveRun(message.task!.taskId)!);
     });
     const taskId = messages.find((m) => m.type === 'taskCreated')!.task!.taskId;
     await harness.app.runs.idle();
@@ -78,7 +77,7 @@ describe('process_prompt as a task', () => {
       if (message.type === 'taskCreated') taskId = message.task!.taskId;
     });
     // The fast model has answered and the slow one is being asked: the one request a cancel can stop.
-    const answered = async () => (await (await harness.app.runs.find(taskId))?.current())?.candidates[0]?.status === 'answered';
+    const answered = async () => harness.app.runs.liveRun(taskId)?.state().candidates[0]?.status === 'answered';
     await waitFor(async () => taskId !== '' && fake.requestsFor('cancel-task/two').length === 1 && (await answered()));
     const cancelled = await harness.client.experimental.tasks.cancelTask(taskId);
     expect(cancelled.status).toBe('cancelled');
@@ -115,8 +114,8 @@ describe('process_prompt as a task', () => {
     const owner = await start('foreign', 3000, { outputDir });
     const { data } = await callTool(owner, 'process_prompt', { prompt: 'q' });
     const other = await start('foreign', 3000, { outputDir });
-    await expect(other.client.experimental.tasks.cancelTask(data!.run_id)).rejects.toThrow(/another server process/);
-    await expect((await owner.app.runs.find(data!.run_id))!.current()).resolves.toMatchObject({ status: 'running' });
+    await expect(other.client.experimental.tasks.cancelTask(data!.run_id)).rejects.toThrow(/executed by another process/);
+    expect(owner.app.runs.liveRun(data!.run_id)!.status).toBe('running');
   });
 
   it('follows, and can cancel, a run that another process ran when the task was first asked for and this one has resumed since', async () => {

@@ -1,59 +1,78 @@
+import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
+import { chooseRunService } from '../host/choose.js';
 import { createLogger } from '../log/logger.js';
-import { OpenRouterClient } from '../openrouter/client.js';
 import { headline } from '../present/headline.js';
 import { shownTexts } from '../present/shown.js';
 import { answersText, footer } from '../present/text.js';
-import type { RunRecord } from '../run/record.js';
-import { runsFromConfig } from '../run/from-config.js';
+import { RunHandle } from '../run/handle.js';
+import type { RunState } from '../run/record.js';
+import { STATUS } from '../run/record.js';
+import type { RunRequest } from '../run/request.js';
+import { packageVersion } from '../version.js';
 import { readAskPrompt } from './ask-input.js';
-import { createBoard } from './board.js';
+import { createBoard, type Board } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
-/** How often the terminal looks at a run of another process (one in this process wakes it at once). */
-const POLL_MS = 250;
-/** A terminal shows answers whole; this only bounds reading one back from another process's folder. */
+/** A terminal shows answers whole; this only bounds reading one back from a run folder. */
 const WHOLE = 64 * 1024 * 1024;
+/** How often the terminal hears from the run host while nothing changes (the board redraws on its own). */
+const HEARTBEAT_MS = 10_000;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
 export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
   const input = await readAskPrompt(args, process.stdin);
   if ('exitCode' in input) return input.exitCode;
-  return askPrompt(readConfig(), input.prompt);
+  const config = readConfig();
+  return askPrompt(config, { prompt: input.prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });
 }
 
-async function askPrompt(config: Config, prompt: string): Promise<number> {
-  if (prompt.length > config.maxPromptChars) {
-    process.stderr.write(`parallel-llm-mcp: the prompt has ${prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
+/**
+ * Runs the request in the run host (or here, where there is none) and follows it to its end.
+ * Ctrl-C stops the run and its billing; anything else that ends this process (closing the
+ * terminal, a kill) leaves the run going, and the same command again picks it up.
+ */
+async function askPrompt(config: Config, request: RunRequest): Promise<number> {
+  if (request.prompt.length > config.maxPromptChars) {
+    process.stderr.write(`parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
   }
   // The board already shows every outcome; JSON on stderr would break it. Ask for it with
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
-  const client = OpenRouterClient.fromConfig(config, logger);
-  const runs = runsFromConfig(config, client, logger);
-  const board = createBoard(config.models, config.synthesizerModels[0]!, process.stderr);
+  const service = await chooseRunService(config, logger, packageVersion());
+  const board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
   try {
-    const { handle } = await runs.start({ prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });
-    process.once('SIGINT', () => handle.cancel('stopped at the terminal (Ctrl-C)'));
-    // No client is waiting at a terminal: the run is followed to its end.
-    let previous: Readonly<RunRecord> | undefined;
-    for (let record = await handle.current(); ; record = await handle.current()) {
-      for (const event of eventsBetween(previous, record)) board.onEvent(event);
-      previous = structuredClone(record);
-      if (record.status !== 'running') break;
-      await handle.nextChange(POLL_MS);
-    }
+    const { id, joined } = await service.start(request);
+    const handle = new RunHandle(id, service);
+    process.once('SIGINT', () => {
+      // A second Ctrl-C leaves at once; the run is stopping anyway.
+      process.once('SIGINT', () => process.exit(130));
+      void handle.cancel('stopped at the terminal (Ctrl-C)');
+    });
+    const state = await follow(handle, board);
     const view = await handle.view(WHOLE);
-    board.stop(synthesisOutcome(view.record));
-    const { status } = view.record;
-    const answered = status !== 'failed' && status !== 'cancelled' && status !== 'interrupted';
-    process.stderr.write(`\n${headline(view.record)}\n\n`);
-    (answered ? process.stdout : process.stderr).write(`${answersText(view.record, shownTexts(view, WHOLE))}\n`);
-    process.stderr.write(`\n${footer(view)}\n`);
+    board.stop(synthesisOutcome(view.state));
+    const { status } = state;
+    const answered = !STATUS[status].isError && status !== 'interrupted';
+    process.stderr.write(`\n${headline(view.state)}\n\n`);
+    (answered ? process.stdout : process.stderr).write(`${answersText(view.state, shownTexts(view, WHOLE))}\n`);
+    process.stderr.write(`\n${footer(view, { joined, notice: service.notice })}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {
     board.stop();
-    await client.close();
+    await service.close();
   }
+}
+
+/** No client is waiting at a terminal: the run is followed to its end, each step shown on the board. */
+async function follow(handle: RunHandle, board: Board): Promise<RunState> {
+  let previous: RunState | undefined;
+  const show = (state: RunState) => {
+    for (const event of eventsBetween(previous, state)) board.onEvent(event);
+    previous = state;
+  };
+  const state = await handle.wait({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show });
+  show(state);
+  return state;
 }

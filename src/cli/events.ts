@@ -1,4 +1,4 @@
-import type { CandidateRecord, ModelError, RunRecord } from '../run/record.js';
+import type { CandidateRecord, ModelError, RunState } from '../run/record.js';
 
 /** What the board shows: a model finishing, synthesis starting, and how synthesis ended. */
 export type BoardEvent =
@@ -14,7 +14,7 @@ export interface SynthesisOutcome {
 }
 
 /** The events between two records of the same run: the models that finished, and synthesis if it started. */
-export function eventsBetween(before: Readonly<RunRecord> | undefined, after: Readonly<RunRecord>): BoardEvent[] {
+export function eventsBetween(before: RunState | undefined, after: RunState): BoardEvent[] {
   const events: BoardEvent[] = [];
   const total = after.candidates.length;
   let settled = before?.candidates.filter((candidate) => candidate.status !== 'waiting').length ?? 0;
@@ -28,7 +28,7 @@ export function eventsBetween(before: Readonly<RunRecord> | undefined, after: Re
 }
 
 /** How synthesis ended, for the board's last line. */
-export function synthesisOutcome(record: Readonly<RunRecord>): SynthesisOutcome {
+export function synthesisOutcome(record: RunState): SynthesisOutcome {
   const { synthesis } = record;
   const last = synthesis.attempts.at(-1);
   if (last?.status === 'answered') return { model: last.model, status: 'answered', ms: last.ms };

@@ -1,26 +1,28 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { Deadline } from '../clock.js';
+import { Deadline, monotonicNow } from '../clock.js';
 import type { Config } from '../config.js';
 import { toolResult } from '../present/result.js';
 import type { RunHandle } from '../run/handle.js';
-import type { Joined, Runs } from '../run/runs.js';
+import type { Joined, RunService } from '../run/service.js';
+import { isClientTimeout } from './cancel-reasons.js';
 import type { ClientChoice } from './clients.js';
 import { ProgressTracker } from './progress.js';
-import { isClientTimeout, waitForRun } from './wait.js';
+import type { Session } from './session.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What the tools share: the runs, the settings, and what the client is. */
 export interface FaceContext {
-  runs: Runs;
+  service: RunService;
   config: Config;
   logger: Logger;
   /** How often a waiting call reports progress (at most every 10 s is promised). */
   heartbeatMs: number;
-  /** The client's budget and result layout, known once it has said who it is. */
+  /** The client's budget (below the limit it has shown, once it has) and result layout. */
   client(): ClientChoice;
+  session: Session;
   /** True once the client's connection is gone: handlers are aborted then, but runs go on. */
   connectionClosed(): boolean;
 }
@@ -28,25 +30,27 @@ export interface FaceContext {
 /** Time kept back from the budget to read the result and send it. */
 const replyMarginMs = (budgetMs: number) => Math.min(1000, Math.round(budgetMs * 0.05));
 
+export interface Call {
+  budgetMs: number;
+  joined?: Joined;
+  /** What the result asks the next get_run to pass as `poll`: one more each time, so that no two calls in a row are the same. */
+  poll: number;
+}
+
 /**
  * Waits on a run within the call's budget, then answers with the run as it stands: final, or
  * `running` with what has arrived. A user's stop cancels the run; the client's own timeout
  * or its going away ends only the call.
  */
-export async function answerWhenReady(
-  context: FaceContext,
-  handle: RunHandle,
-  extra: Extra,
-  call: { budgetMs: number; joined?: Joined },
-): Promise<CallToolResult> {
-  const choice = context.client();
+export async function answerWhenReady(context: FaceContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
   const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs)));
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
   try {
-    await waitForRun(handle, { deadline, signal: extra.signal, progress, heartbeatMs: context.heartbeatMs });
+    await handle.wait({ deadline, signal: extra.signal, heartbeatMs: context.heartbeatMs, onUpdate: (state) => progress?.update(state) });
     const view = await handle.view(context.config.maxAnswerChars);
-    return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: choice.layout, joined: call.joined, budgetMs: call.budgetMs });
+    const notice = context.session.once(context.service.notice);
+    return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: context.client().layout, ...call, notice });
   } finally {
     progress?.close();
     detach();
@@ -55,16 +59,24 @@ export async function answerWhenReady(
 
 /**
  * A user's stop of the call stops its run, even one that came while the run was being
- * started; the client's own timeout or its going away does not. Returns how to stop listening.
+ * started; the client's own timeout teaches the session the client's limit, and neither it nor
+ * the client going away stops the run. Returns how to stop listening.
  */
 export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra: Extra): () => void {
+  const startedAt = monotonicNow();
   const onAbort = () =>
     // The SDK aborts every handler before it reports the connection closed: look once it has.
     setImmediate(() => {
-      if (context.connectionClosed() || isClientTimeout(extra.signal.reason)) return;
-      const stopped = handle.cancel('the client cancelled the call');
-      const why = stopped ? 'the client cancelled: stopping the run' : 'the client cancelled, but another process runs this run: it goes on';
-      context.logger.info({ run: handle.id, reason: String(extra.signal.reason) }, why);
+      if (context.connectionClosed()) return;
+      const reason = String(extra.signal.reason);
+      if (isClientTimeout(extra.signal.reason)) {
+        context.session.timedOutAfter(monotonicNow() - startedAt);
+        context.logger.info({ run: handle.id, reason }, 'the client timed out: the call ends, the run goes on');
+        return;
+      }
+      void handle.cancel('the client cancelled the call').then((outcome) => {
+        context.logger.info({ run: handle.id, reason, ...outcome }, outcome.stopped ? 'the client cancelled: the run is stopped' : 'the client cancelled, but the run could not be stopped');
+      });
     });
   if (extra.signal.aborted) onAbort();
   else extra.signal.addEventListener('abort', onAbort, { once: true });

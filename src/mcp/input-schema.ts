@@ -4,18 +4,18 @@ import { z } from 'zod';
 export const SERVER_INSTRUCTIONS = `parallel-llm-server asks several LLMs the same question in parallel through OpenRouter, then has a synthesizer model merge their answers into one best answer.
 Use process_prompt for hard problems that deserve several opinions: design reviews, tricky bugs, code review, decisions with trade-offs. Do not use it for quick questions: a run takes from tens of seconds to a few minutes and every run costs money (each model is billed; the result reports the cost).
 Put the whole problem, with all the context the models need, into one self-contained prompt: the models see nothing else.
-A run goes on in the server even when a call returns first: if the result's status is "running", call get_run with its run_id to wait for the rest (each call waits as long as this client allows). Calling process_prompt again with the same input returns the same run instead of paying again; fresh: true asks anew.
+A run goes on even when a call returns first, and even when this server stops: if the result's status is "running", call get_run with the arguments its next_call gives (run_id and poll) to wait for the rest (each call waits as long as this client allows). Calling process_prompt again with the same input returns the same run instead of paying again; fresh: true asks anew.
 The result's first line says what it holds and what is missing; the footer names every model's outcome, the cost and the run folder.`;
 
 export const PROCESS_PROMPT_DESCRIPTION =
   'Ask several LLMs the same prompt in parallel and return one synthesized best answer. ' +
   'Slow (tens of seconds to minutes) and paid per run: use it for hard problems, with a self-contained prompt. ' +
-  'If the result says "running", call get_run with its run_id for the synthesis; the same input again returns the same run (no double billing). ' +
+  'If the result says "running", call get_run with the arguments it gives for the synthesis; the same input again returns the same run (no double billing). ' +
   'temperature and max_tokens, when given, apply to every candidate model and to the synthesizer.';
 
 export const GET_RUN_DESCRIPTION =
   'Wait for a run started by process_prompt and return its result (the same shape as process_prompt). ' +
-  'Use it when process_prompt returned status "running": each call waits as long as the client allows, so call it again while the status stays "running". ' +
+  'Use it when process_prompt returned status "running": each call waits as long as the client allows, so call it again, with the run_id and poll the last result gave, while the status stays "running". ' +
   'Works for runs of other server processes sharing the output folder and for runs from before a restart.';
 
 const modelId = z.string().trim().min(1, 'a model id must not be blank');
@@ -51,4 +51,11 @@ export const getRunShape = {
     .max(3600)
     .optional()
     .describe('How long to wait for the run to finish; never longer than the client allows. 0 returns the run as it stands. Default: as long as allowed.'),
+  poll: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe('The poll number the last result gave (its next_call): it keeps consecutive calls apart, as some clients stop a model that repeats a call.'),
 };

@@ -1,11 +1,12 @@
-import type { z } from 'zod';
-import type { Config } from '../config.js';
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
+import type { z } from 'zod';
+import type { Config } from '../config.js';
+import { RunHandle } from '../run/handle.js';
 import type { RunRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
-import type { RunTaskStore } from './tasks.js';
 import type { processPromptShape } from './input-schema.js';
+import type { RunTaskStore } from './tasks.js';
 
 export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPromptShape>>>;
 
@@ -16,18 +17,19 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * and the result is stored for the SDK to return.
  */
 export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
-  const { handle, joined } = await context.runs.start(runRequest(args, context.config), { fresh: args.fresh });
-  const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { handle } });
+  const { id, joined } = await context.service.start(runRequest(args, context.config), { fresh: args.fresh });
+  const handle = new RunHandle(id, context.service);
+  const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { runId: id } });
   if (!tasks.isPlain(task.taskId)) {
-    context.logger.info({ request: extra.requestId, run: handle.id, joined }, 'process_prompt as a task');
+    context.logger.info({ request: extra.requestId, run: id, joined }, 'process_prompt as a task');
     // A stop that came while the run was being started: nobody else would hear it.
     stopOnUserCancel(context, handle, extra)();
     return { task };
   }
   try {
     const { budgetMs, source } = context.client();
-    context.logger.info({ request: extra.requestId, run: handle.id, joined, budgetMs, budgetFrom: source }, 'process_prompt');
-    await tasks.storeTaskResult(task.taskId, 'completed', await answerWhenReady(context, handle, extra, { budgetMs, joined }));
+    context.logger.info({ request: extra.requestId, run: id, joined, budgetMs, budgetFrom: source }, 'process_prompt');
+    await tasks.storeTaskResult(task.taskId, 'completed', await answerWhenReady(context, handle, extra, { budgetMs, joined, poll: 1 }));
     return { task: (await tasks.getTask(task.taskId))! };
   } catch (error) {
     tasks.forget(task.taskId);

@@ -1,6 +1,6 @@
 import { monotonicNow } from '../clock.js';
 import { briefError, count, seconds } from '../present/words.js';
-import type { CandidateRecord, RunRecord } from '../run/record.js';
+import type { CandidateRecord, RunState } from '../run/record.js';
 
 export interface ProgressUpdate {
   progress: number;
@@ -29,7 +29,7 @@ export class ProgressTracker {
   }
 
   /** Called at each change of the run and on a timer while waiting. */
-  update(record: Readonly<RunRecord>): void {
+  update(record: RunState): void {
     const total = record.candidates.length + 2;
     const news = record.candidates.filter((candidate) => candidate.status !== 'waiting' && !this.settled.has(candidate.index));
     for (const candidate of news) this.settled.add(candidate.index);
@@ -58,12 +58,12 @@ export class ProgressTracker {
   }
 }
 
-function stepMessage(record: Readonly<RunRecord>, news: CandidateRecord[]): string {
+function stepMessage(record: RunState, news: CandidateRecord[]): string {
   const outcomes = news.map(outcome).join(', ');
   return outcomes ? `${phase(record)}: ${outcomes}` : phase(record);
 }
 
-function phase(record: Readonly<RunRecord>): string {
+function phase(record: RunState): string {
   const { candidates, synthesis } = record;
   const finished = candidates.filter((candidate) => candidate.status !== 'waiting').length;
   if (synthesis.status === 'running') return `synthesizing ${count(candidates.filter((c) => c.status === 'answered').length, 'answer')} with ${synthesis.model}`;

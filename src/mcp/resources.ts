@@ -1,8 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { RunHandle } from '../run/handle.js';
-import type { RunRecord } from '../run/record.js';
-import type { Runs } from '../run/runs.js';
+import { RunHandle } from '../run/handle.js';
+import type { Listing, RunService } from '../run/service.js';
 
 /** How many runs resources/list offers: the newest. */
 const LISTED_RUNS = 25;
@@ -11,9 +10,9 @@ const LISTED_RUNS = 25;
  * Runs as MCP resources, `parallel-llm://runs/{run_id}`, each read as its result's text: a user
  * can find and attach a run in any client that shows resources. The list changes as runs start.
  */
-export function registerRunResources(server: McpServer, runs: Runs, text: (handle: RunHandle) => Promise<string>): void {
+export function registerRunResources(server: McpServer, service: RunService, text: (handle: RunHandle) => Promise<string>): void {
   const template = new ResourceTemplate('parallel-llm://runs/{run_id}', {
-    list: async () => ({ resources: (await runs.recent(LISTED_RUNS)).map(listing) }),
+    list: async () => ({ resources: (await service.list(LISTED_RUNS)).map(listing) }),
   });
   server.registerResource(
     'runs',
@@ -21,24 +20,22 @@ export function registerRunResources(server: McpServer, runs: Runs, text: (handl
     { title: 'Runs of process_prompt', description: 'Recent runs, newest first; each reads as its result (what process_prompt or get_run returns).', mimeType: 'text/markdown' },
     async (uri, variables) => {
       const id = String(variables.run_id);
-      const handle = await runs.find(id);
-      if (!handle) throw new McpError(ErrorCode.InvalidParams, `No run ${id}`);
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await text(handle) }] };
+      const found = await service.watch(id, { waitMs: 0 });
+      if (!found.ok) throw new McpError(ErrorCode.InvalidParams, `No run ${id}: ${found.error.message}`);
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await text(new RunHandle(id, service)) }] };
     },
   );
-  runs.onStart(() => server.sendResourceListChanged());
+  service.onStart(() => server.sendResourceListChanged());
 }
 
-function listing({ id, record }: { id: string; record: Readonly<RunRecord> | undefined }) {
+function listing({ id, state }: Listing) {
   const uri = `parallel-llm://runs/${id}`;
-  if (!record) return { uri, name: id, title: `Run ${id}`, mimeType: 'text/markdown' };
-  const firstLine = record.prompt.trim().split('\n', 1)[0]!;
-  const title = firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
+  if (!state) return { uri, name: id, title: `Run ${id}`, mimeType: 'text/markdown' };
   return {
     uri,
     name: id,
-    title: `${title} (${record.status.replace('_', ' ')})`,
-    description: `${record.candidates.length} models, started ${record.started_at}`,
+    title: `${state.title} (${state.status.replace('_', ' ')})`,
+    description: `${state.candidates.length} models, started ${state.started_at}`,
     mimeType: 'text/markdown',
   };
 }

@@ -3,25 +3,23 @@ import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/exp
 import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
 import { headline } from '../present/headline.js';
-import { LiveHandle, type RunHandle } from '../run/handle.js';
-import type { RunRecord } from '../run/record.js';
-import type { Runs } from '../run/runs.js';
+import { RunHandle } from '../run/handle.js';
+import { STATUS } from '../run/record.js';
+import type { RunService } from '../run/service.js';
 
-/** How long a finished task's result stays available when the client asks for no ttl, and the most it may ask for. */
+/** How long a task is kept when the client asks for no ttl, and the least and most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
+const MIN_TTL_MS = 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** What the client is told about how often to ask. */
 const POLL_INTERVAL_MS = 2000;
 /** How long a result asked for just after a cancel waits for the run to wind down. */
 const SETTLE_MS = 3000;
+/** Tasks per page of tasks/list. */
+const PAGE_SIZE = 50;
 
 interface Entry {
   task: Task;
-  /**
-   * This process's run, held while it runs. Any other run (another process's, or one whole on
-   * disk) is looked up by id each time, since this process may take it over (resume it).
-   */
-  handle: LiveHandle | undefined;
   /** A plain call's own result: the SDK runs a plain call to a task tool through a task of its own. */
   result?: Result;
   plain: boolean;
@@ -29,7 +27,8 @@ interface Entry {
 
 /**
  * MCP tasks (2025-11-25) over runs: a task's id is its run's id, its status is the run's, its
- * result is the run's final result, and `tasks/cancel` stops the run. A client that calls
+ * result is the run's final result, and `tasks/cancel` stops the run. A task holds no run, only
+ * its id: the run is looked up each time, wherever it executes. A client that calls
  * process_prompt without asking for a task gets a plain call: the SDK then still makes a task
  * for it, which this store marks plain, keeps out of `tasks/list`, and forgets once read.
  */
@@ -37,22 +36,19 @@ export class RunTaskStore implements TaskStore {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly runs: Runs,
+    private readonly service: RunService,
     /** The run's result as the client reads it. */
     private readonly present: (handle: RunHandle) => Promise<CallToolResult>,
   ) {}
 
   async createTask(params: CreateTaskOptions, _requestId: RequestId, request: Request): Promise<Task> {
-    const handle = params.context?.handle as RunHandle | undefined;
+    const runId = params.context?.runId as string | undefined;
     const plain = (request.params as { task?: unknown } | undefined)?.task === undefined;
-    const taskId = plain || !handle ? `call-${randomUUID()}` : handle.id;
+    const taskId = plain || !runId ? `call-${randomUUID()}` : runId;
     // The same request as a task again joins its run, as long as that task is still working.
     const existing = this.entries.get(taskId);
     if (existing?.task.status === 'working') return existing.task;
-    const now = new Date().toISOString();
-    const task: Task = { taskId, status: 'working', ttl: Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS), createdAt: now, lastUpdatedAt: now, pollInterval: POLL_INTERVAL_MS };
-    this.add({ task, handle: held(handle), plain });
-    return task;
+    return this.add(newTask(taskId, new Date().toISOString(), clampTtl(params.ttl)), plain).task;
   }
 
   isPlain(taskId: string): boolean {
@@ -67,8 +63,7 @@ export class RunTaskStore implements TaskStore {
   async getTask(taskId: string): Promise<Task | null> {
     const entry = await this.entry(taskId);
     if (!entry) return null;
-    const handle = entry.result ? undefined : await this.handleOf(entry);
-    if (handle) this.follow(entry, await handle.current());
+    if (!entry.result && !entry.plain) await this.follow(entry);
     return { ...entry.task };
   }
 
@@ -84,91 +79,80 @@ export class RunTaskStore implements TaskStore {
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `No task ${taskId}`);
     if (entry.plain) this.forget(taskId);
     if (entry.result) return entry.result;
-    const handle = await this.handleOf(entry);
-    if (!handle) throw new McpError(ErrorCode.InternalError, `Run ${taskId} can no longer be read: its folder is gone or unreadable.`);
+    const handle = new RunHandle(taskId, this.service);
     // Just cancelled: the run is stopping its requests; its result says so once it has.
-    for (const deadline = Deadline.after(SETTLE_MS); (await handle.current()).status === 'running' && deadline.msLeft() > 0; ) await handle.nextChange(250);
-    return this.present(handle);
+    if (entry.task.status === 'cancelled') await handle.wait({ deadline: Deadline.after(SETTLE_MS) }).catch(() => undefined);
+    return this.present(handle).catch((error: unknown) => {
+      throw new McpError(ErrorCode.InternalError, `Run ${taskId} can no longer be read: ${(error as Error).message}`);
+    });
   }
 
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     const entry = await this.entry(taskId);
     if (!entry) return;
-    const handle = status === 'cancelled' ? await this.handleOf(entry) : undefined;
-    if (handle && !handle.cancel('cancelled by the client (tasks/cancel)')) {
-      throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} belongs to another server process; it can only be stopped there.`);
+    if (status === 'cancelled' && !entry.plain) {
+      const outcome = await this.service.cancel(taskId, 'cancelled by the client (tasks/cancel)');
+      if (!outcome.stopped && !(await this.ended(taskId))) throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
     }
-    Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
-    if (status !== 'working') this.expire(entry);
+    this.settle(entry, status, statusMessage);
   }
 
-  async listTasks(): Promise<{ tasks: Task[] }> {
-    const tasks = [...this.entries.values()].filter((entry) => !entry.plain);
-    await Promise.all(tasks.map((entry) => this.getTask(entry.task.taskId)));
-    return { tasks: tasks.map((entry) => ({ ...entry.task })) };
+  /** The tasks of runs, oldest first, a page at a time: the cursor is where the next page starts. */
+  async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
+    const start = cursor === undefined ? 0 : Number(cursor);
+    if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
+    const entries = [...this.entries.values()].filter((entry) => !entry.plain).sort((a, b) => a.task.createdAt.localeCompare(b.task.createdAt));
+    const page = entries.slice(start, start + PAGE_SIZE);
+    await Promise.all(page.map((entry) => this.follow(entry)));
+    const next = start + PAGE_SIZE < entries.length ? { nextCursor: String(start + PAGE_SIZE) } : {};
+    return { tasks: page.map((entry) => ({ ...entry.task })), ...next };
   }
 
   /** A task this store made, or one for a run it did not start (another process's, or from before a restart). */
   private async entry(taskId: string): Promise<Entry | undefined> {
     const known = this.entries.get(taskId);
     if (known) return known;
-    const handle = await this.runs.find(taskId);
-    if (!handle) return undefined;
-    const record = await handle.current();
-    const task: Task = { taskId, status: 'working', ttl: DEFAULT_TTL_MS, createdAt: record.started_at, lastUpdatedAt: record.updated_at, pollInterval: POLL_INTERVAL_MS };
-    return this.add({ task, handle: held(handle), plain: false });
+    const found = await this.service.watch(taskId, { waitMs: 0 });
+    if (!found.ok) return undefined;
+    return this.add(newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS), false);
   }
 
-  private add(entry: Entry): Entry {
-    this.entries.set(entry.task.taskId, entry);
-    // A plain call's task is forgotten once its result is read. Any other is forgotten its ttl
-    // after its run ends, if this process runs it (and lets go of the run once it is on disk),
-    // or else after it is first asked for: it is made again from the run if asked for later.
-    if (entry.plain) return entry;
-    if (!entry.handle) this.expire(entry);
-    void entry.handle?.settled.then(() => {
-      this.expire(entry);
-      if (entry.handle?.onDisk) entry.handle = undefined;
-    });
+  /** Kept for its ttl from now, whatever its status, as the MCP spec asks; a plain call's until its result is read. */
+  private add(task: Task, plain: boolean): Entry {
+    const entry: Entry = { task, plain };
+    this.entries.set(task.taskId, entry);
+    const forget = () => {
+      if (this.entries.get(task.taskId) === entry) this.entries.delete(task.taskId);
+    };
+    setTimeout(forget, task.ttl ?? DEFAULT_TTL_MS).unref();
     return entry;
   }
 
-  /** The entry's run: held, or (a task's, once on disk) found by its id, which is the task's. */
-  private async handleOf(entry: Entry): Promise<RunHandle | undefined> {
-    return entry.handle ?? (entry.plain ? undefined : this.runs.find(entry.task.taskId));
+  /** The task's status follows its run's; a run that can no longer be read fails its task. */
+  private async follow(entry: Entry): Promise<void> {
+    if (entry.task.status !== 'working') return;
+    const found = await this.service.watch(entry.task.taskId, { waitMs: 0 });
+    if (!found.ok) return this.settle(entry, 'failed', `the run can no longer be read: ${found.error.message}`);
+    const status = STATUS[found.value.state.status].task;
+    if (status !== 'working') this.settle(entry, status, headline(found.value.state));
   }
 
-  /** The task's status follows its run's. */
-  private follow(entry: Entry, record: Readonly<RunRecord>): void {
-    const status = taskStatus(record);
-    if (entry.task.status === 'cancelled' || status === entry.task.status) return;
-    Object.assign(entry.task, { status, statusMessage: headline(record), lastUpdatedAt: new Date().toISOString() });
-    if (status !== 'working') this.expire(entry);
+  private settle(entry: Entry, status: Task['status'], statusMessage: string | undefined): void {
+    Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
   }
 
-  private expire(entry: Entry): void {
-    const forget = () => {
-      if (this.entries.get(entry.task.taskId) === entry) this.entries.delete(entry.task.taskId);
-    };
-    setTimeout(forget, entry.task.ttl ?? DEFAULT_TTL_MS).unref();
+  private async ended(runId: string): Promise<boolean> {
+    const found = await this.service.watch(runId, { waitMs: 0 });
+    return found.ok && STATUS[found.value.state.status].settled;
   }
 }
 
-/** Only this process's own run is held. */
-function held(handle: RunHandle | undefined): LiveHandle | undefined {
-  return handle instanceof LiveHandle ? handle : undefined;
+function newTask(taskId: string, createdAt: string, ttl: number): Task {
+  return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: POLL_INTERVAL_MS };
 }
 
-function taskStatus(record: Readonly<RunRecord>): Task['status'] {
-  switch (record.status) {
-    case 'running':
-      return 'working';
-    case 'cancelled':
-      return 'cancelled';
-    case 'failed':
-    case 'interrupted':
-      return 'failed';
-    default:
-      return 'completed';
-  }
+/** The client's ttl within bounds: a negative, absurd or missing one is never echoed back. */
+function clampTtl(ttl: number | null | undefined): number {
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl)) return DEFAULT_TTL_MS;
+  return Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(ttl)));
 }

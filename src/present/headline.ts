@@ -1,11 +1,11 @@
-import type { CandidateRecord, RunRecord } from '../run/record.js';
+import type { CandidateRecord, RunState } from '../run/record.js';
 import { briefError, count } from './words.js';
 
 /**
  * The one plain line a result begins with: what the user got and what is missing, in words a
  * person (and the calling model) can act on.
  */
-export function headline(record: Readonly<RunRecord>): string {
+export function headline(record: RunState, poll?: number): string {
   const { candidates, synthesis } = record;
   const answered = candidates.filter((candidate) => candidate.status === 'answered');
   const waiting = candidates.filter((candidate) => candidate.status === 'waiting');
@@ -17,7 +17,7 @@ export function headline(record: Readonly<RunRecord>): string {
     case 'partial':
       return `${tally}${failures ? `; ${failures}` : ''}. Synthesized by ${synthesis.model}.`;
     case 'running':
-      return `Still running: ${progress(record, tally, waiting)}. Call get_run with run_id "${record.run_id}" to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`;
+      return `Still running: ${progress(record, tally, waiting)}. ${getRunAdvice(record, poll)} to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`;
     case 'candidates_only':
       return `${tally}${failures ? `; ${failures}` : ''}, but no synthesis: ${synthesisFailures(record)}. The result holds the candidates' answers instead.`;
     case 'failed':
@@ -25,13 +25,23 @@ export function headline(record: Readonly<RunRecord>): string {
     case 'cancelled':
       return answered.length === 0
         ? 'Cancelled: every upstream request was stopped before any model answered.'
-        : `Cancelled: every upstream request was stopped; the result holds the ${answered.length} of ${count(candidates.length, 'answer')} that had arrived.`;
+        : `Cancelled: every upstream request was stopped; the result holds the ${answered.length} of ${count(candidates.length, 'answer')} that had arrived. The same request again reuses ${answered.length === 1 ? 'it' : 'them'} and asks only the ${count(candidates.length - answered.length, 'other model')}.`;
     case 'interrupted':
-      return `Interrupted: the server stopped during this run, with ${answered.length} of ${count(candidates.length, 'answer')} saved. Call process_prompt again with the same input to resume it: only the ${count(candidates.length - answered.length, 'model')} without an answer will be asked.`;
+      return `Interrupted: the process running it stopped, with ${answered.length} of ${count(candidates.length, 'answer')} saved. Call process_prompt again with the same input to resume it: only the ${count(candidates.length - answered.length, 'model')} without an answer will be asked.`;
   }
 }
 
-function progress(record: Readonly<RunRecord>, tally: string, waiting: CandidateRecord[]): string {
+/** How to wait for the rest: with the poll number when the caller has one, so that no two calls in a row are the same. */
+function getRunAdvice(record: RunState, poll: number | undefined): string {
+  return poll === undefined ? `Call get_run with run_id "${record.run_id}"` : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)}`;
+}
+
+/** The get_run call that waits for the rest of a run. */
+export function nextCall(runId: string, poll: number): { tool: 'get_run'; arguments: { run_id: string; poll: number } } {
+  return { tool: 'get_run', arguments: { run_id: runId, poll } };
+}
+
+function progress(record: RunState, tally: string, waiting: CandidateRecord[]): string {
   if (record.synthesis.status === 'running') return `${tally}, and ${record.synthesis.model} is synthesizing`;
   if (waiting.length === 0) return `${tally}; synthesis is about to start`;
   return `${tally} so far; waiting for ${waiting.map((candidate) => candidate.model).join(', ')}`;
@@ -41,7 +51,7 @@ function describeFailures(candidates: CandidateRecord[]): string {
   return candidates.flatMap((candidate) => (candidate.status === 'failed' ? [`${candidate.model} failed: ${briefError(candidate.error)}`] : [])).join('; ');
 }
 
-function synthesisFailures(record: Readonly<RunRecord>): string {
+function synthesisFailures(record: RunState): string {
   const failed = record.synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${briefError(attempt.error)}`] : []));
   return failed.length > 0 ? failed.join('; ') : (record.synthesis.reason ?? 'it did not run');
 }

@@ -50,6 +50,10 @@ export const outputShape = {
   status: z.enum(RUN_STATUSES),
   summary: z.string().describe('One plain line: what the result holds and what is missing'),
   next_step: z.string().nullable().describe('What the caller should do next, when the run is not finished'),
+  next_call: z
+    .object({ tool: z.literal('get_run'), arguments: z.object({ run_id: z.string(), poll: z.number() }) })
+    .nullable()
+    .describe('While the run goes on: the call to make next, exactly (its poll number keeps consecutive calls apart)'),
   answer: z.string().nullable().describe('The synthesized answer, cut to the result cap; null when there is none (or when this client reads it from the text content)'),
   answer_chars: z.number().nullable().describe("The synthesized answer's full length"),
   answer_cut: z.boolean().describe('The answer was longer than the result cap; the whole of it is in synthesizer.file'),
@@ -68,6 +72,7 @@ export const outputShape = {
   }),
   still_running: z.array(z.string()).describe('Models still being asked'),
   totals: usage,
+  new_cost: z.number().nullable().describe('What this call added to the bill in US dollars: 0 when it joined a run already paid for; answers reused after a stop are not counted'),
   warnings: z.array(z.string()),
   budget_ms: z.number().nullable().describe("This call's time budget"),
   elapsed_ms: z.number().nullable().describe("The run's time so far"),

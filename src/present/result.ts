@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { StructuredResult } from './output-schema.js';
-import type { Joined } from '../run/runs.js';
-import type { RunView } from '../run/view.js';
+import { STATUS } from '../run/record.js';
+import type { Joined } from '../run/service.js';
+import type { RunView } from '../run/service.js';
 import { shownTexts } from './shown.js';
 import { structuredResult } from './structured.js';
 import { resultText } from './text.js';
@@ -19,18 +20,17 @@ export interface ResultOptions {
   layout: Layout;
   joined?: Joined;
   budgetMs?: number;
+  /** What the next get_run passes as `poll`, while the run is still going. */
+  poll?: number;
+  /** Said once per session: how runs execute, where that is not as usual. */
+  notice?: string;
 }
 
 /** A run as a tool result: the same facts as text and as fields, the answers where the client reads them. */
 export function toolResult(view: RunView, options: ResultOptions): CallToolResult {
   const shown = shownTexts(view, options.maxAnswerChars);
-  const text = resultText(view, shown, options.layout !== 'structured_content');
-  const structuredContent = structuredResult(view, shown, {
-    withAnswers: options.layout !== 'content',
-    answersIn: options.layout,
-    joined: options.joined,
-    budgetMs: options.budgetMs,
-  });
-  const { status } = view.record;
-  return { content: [{ type: 'text', text }], structuredContent, isError: status === 'failed' || status === 'cancelled' };
+  const said = { joined: options.joined, poll: options.poll, notice: options.notice };
+  const text = resultText(view, shown, { ...said, withAnswers: options.layout !== 'structured_content' });
+  const structuredContent = structuredResult(view, shown, { ...said, withAnswers: options.layout !== 'content', answersIn: options.layout, budgetMs: options.budgetMs });
+  return { content: [{ type: 'text', text }], structuredContent, isError: STATUS[view.state.status].isError };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import type { RunView } from '../run/view.js';
+import type { RunView } from '../run/service.js';
 import { fairCaps } from '../run/synthesis.js';
+import { prefix } from '../run/view.js';
 
 /** An answer as a result shows it: cut to the result's cap, and saying so. */
 export interface ShownText {
@@ -22,7 +23,7 @@ export interface Shown {
  * the whole answer is saved).
  */
 export function shownTexts(view: RunView, maxChars: number): Shown {
-  const { record } = view;
+  const { state: record } = view;
   const where = (file: string | undefined) => (file && view.dir ? path.join(view.dir, file) : undefined);
   if (view.answer !== undefined) {
     const synthesized = record.synthesis.attempts.find((attempt) => attempt.status === 'answered');
@@ -47,11 +48,5 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
 function cut(text: string, chars: number, cap: number, file: string | undefined): ShownText {
   if (chars <= cap && text.length <= cap) return { text, chars, cut: false };
   const marker = `\n\n[... cut at ${cap.toLocaleString('en-US')} of ${chars.toLocaleString('en-US')} characters; the whole answer is saved in ${file ?? 'the run folder'}]`;
-  return { text: text.slice(0, safeEnd(text, Math.max(0, cap))) + marker, chars, cut: true };
-}
-
-/** `end`, or one less when that would split a surrogate pair (an emoji) in two. */
-function safeEnd(text: string, end: number): number {
-  const last = text.charCodeAt(end - 1);
-  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+  return { text: prefix(text, Math.max(0, cap)) + marker, chars, cut: true };
 }

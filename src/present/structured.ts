@@ -1,9 +1,10 @@
 import type { StructuredResult } from './output-schema.js';
 import type { TokenUsage } from '../openrouter/client.js';
-import type { CandidateRecord, ModelError, RunRecord, SynthesisAttempt } from '../run/record.js';
-import type { Joined } from '../run/runs.js';
-import type { RunView } from '../run/view.js';
-import { headline } from './headline.js';
+import type { CandidateRecord, ModelError, RunState, SynthesisAttempt } from '../run/record.js';
+import type { Joined } from '../run/service.js';
+import type { RunView } from '../run/service.js';
+import { newCost } from './cost.js';
+import { headline, nextCall } from './headline.js';
 import type { Shown } from './shown.js';
 import { inFolder } from './text.js';
 
@@ -13,17 +14,20 @@ export interface StructuredOptions {
   answersIn: StructuredResult['answers_in'];
   joined: Joined | undefined;
   budgetMs: number | undefined;
+  poll: number | undefined;
+  notice: string | undefined;
 }
 
 /** The result as fields: the same facts as the text, for programs and for clients that read only these. */
 export function structuredResult(view: RunView, shown: Shown, options: StructuredOptions): StructuredResult {
-  const { record, dir } = view;
+  const { state: record, dir } = view;
   const running = record.status === 'running';
   return {
     run_id: record.run_id,
     status: record.status,
-    summary: headline(record),
-    next_step: nextStep(record),
+    summary: headline(record, options.poll),
+    next_step: nextStep(record, options.poll),
+    next_call: record.status === 'running' && options.poll !== undefined ? nextCall(record.run_id, options.poll) : null,
     answer: options.withAnswers ? (shown.answer?.text ?? null) : null,
     answer_chars: shown.answer?.chars ?? null,
     answer_cut: shown.answer?.cut ?? false,
@@ -42,15 +46,16 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
     },
     still_running: running ? record.candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model) : [],
     totals: usageFields(record.totals),
-    warnings: record.warnings,
+    new_cost: newCost(record, options.joined) ?? null,
+    warnings: options.notice ? [...record.warnings, options.notice] : record.warnings,
     budget_ms: options.budgetMs ?? null,
     elapsed_ms: record.elapsed_ms ?? null,
   };
 }
 
-function nextStep(record: Readonly<RunRecord>): string | null {
-  if (record.status === 'running') return `Call get_run with run_id "${record.run_id}" to wait for the synthesis.`;
-  if (record.status === 'interrupted') return 'Call process_prompt again with the same input to resume the run.';
+function nextStep(record: RunState, poll: number | undefined): string | null {
+  if (record.status === 'running') return poll === undefined ? `Call get_run with run_id "${record.run_id}" to wait for the synthesis.` : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)} to wait for the synthesis.`;
+  if (record.status === 'interrupted' || record.status === 'cancelled') return 'Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.';
   return null;
 }
 

@@ -1,22 +1,32 @@
 import path from 'node:path';
-import type { CandidateRecord, RunRecord } from '../run/record.js';
-import type { RunView } from '../run/view.js';
+import type { CandidateRecord, RunState } from '../run/record.js';
+import type { RunView } from '../run/service.js';
 import { headline } from './headline.js';
 import type { Shown } from './shown.js';
-import { costLine, count, describeError, seconds } from './words.js';
+import type { Joined } from '../run/service.js';
+import { costLine } from './cost.js';
+import { count, describeError, seconds } from './words.js';
 
 /**
  * The text of a result: the first line says what the user got, then the answer (or what
  * stands in for it), then a short account of every model, the cost and where it is saved.
  * `withAnswers: false` leaves the answers out, for clients that read them elsewhere.
  */
-export function resultText(view: RunView, shown: Shown, withAnswers: boolean): string {
-  const body = withAnswers ? answersText(view.record, shown) : '';
-  return [headline(view.record), body, `---\n${footer(view)}`].filter(Boolean).join('\n\n');
+export function resultText(view: RunView, shown: Shown, options: TextOptions): string {
+  const body = options.withAnswers ? answersText(view.state, shown) : '';
+  return [headline(view.state, options.poll), body, `---\n${footer(view, options)}`].filter(Boolean).join('\n\n');
+}
+
+export interface TextOptions {
+  /** False: the answers are left out, for clients that read them from structuredContent. */
+  withAnswers: boolean;
+  joined?: Joined | undefined;
+  poll?: number | undefined;
+  notice?: string | undefined;
 }
 
 /** The answer, or what stands in for it: the candidates' answers, or why there are none. */
-export function answersText(record: Readonly<RunRecord>, shown: Shown): string {
+export function answersText(record: RunState, shown: Shown): string {
   if (shown.answer) return shown.answer.text;
   if (record.status === 'failed') return failures(record.candidates);
   return [...shown.candidates.entries()]
@@ -29,8 +39,8 @@ function failures(candidates: CandidateRecord[]): string {
 }
 
 /** Who answered, who did not and why, who synthesized, the cost, and where everything is. */
-export function footer(view: RunView): string {
-  const { record } = view;
+export function footer(view: RunView, { joined, notice }: Pick<TextOptions, 'joined' | 'notice'> = {}): string {
+  const { state: record } = view;
   const answered = record.candidates.filter((candidate) => candidate.status === 'answered');
   const failed = record.candidates.filter((candidate) => candidate.status === 'failed');
   const waiting = record.candidates.filter((candidate) => candidate.status === 'waiting');
@@ -45,9 +55,9 @@ export function footer(view: RunView): string {
   if (waiting.length > 0) lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
   const synthesis = synthesisLine(record);
   if (synthesis) lines.push(synthesis);
-  lines.push(costLine(record.totals, record.elapsed_ms));
+  lines.push(costLine(record, joined));
   lines.push(view.dir ? `Run ${record.run_id}, saved in ${view.dir}` : `Run ${record.run_id} (not saved to disk)`);
-  for (const warning of record.warnings) lines.push(`Warning: ${warning}`);
+  for (const warning of [...record.warnings, ...(notice ? [notice] : [])]) lines.push(`Warning: ${warning}`);
   return lines.join('\n');
 }
 
@@ -55,7 +65,7 @@ const timing = (candidate: CandidateRecord) =>
   `${candidate.model} ${candidate.status === 'answered' && candidate.ms !== undefined ? seconds(candidate.ms) : 'saved'}${candidate.status === 'answered' && candidate.truncated ? ', cut at max_tokens' : ''}`;
 
 /** Who synthesized, and why the synthesizers before it did not. */
-function synthesisLine(record: Readonly<RunRecord>): string | undefined {
+function synthesisLine(record: RunState): string | undefined {
   const { synthesis } = record;
   const failed = synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${describeError(attempt.error)}`] : []));
   const answered = synthesis.attempts.find((attempt) => attempt.status === 'answered');

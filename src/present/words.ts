@@ -1,4 +1,3 @@
-import type { TokenUsage } from '../openrouter/client.js';
 import type { ModelError } from '../run/record.js';
 
 export const seconds = (ms: number | undefined) => (ms === undefined ? '?' : `${(ms / 1000).toFixed(1)} s`);
@@ -39,18 +38,3 @@ const clip = (text: string, max = 80) => {
   const plain = text.replace(/\s+/g, ' ').replace(/[.!?]+$/, '');
   return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 };
-
-/** "Cost: $0.0123, 12,345 tokens (…), 48.2 s"; cost and tokens only where the API reported them. */
-export function costLine(totals: TokenUsage, elapsedMs: number | undefined): string {
-  const parts = [totals.cost === undefined ? 'cost not reported' : `$${totals.cost.toFixed(4)}`];
-  if (totals.total_tokens !== undefined) {
-    const detail = [
-      totals.prompt_tokens === undefined ? undefined : `${totals.prompt_tokens.toLocaleString('en-US')} in`,
-      totals.completion_tokens === undefined ? undefined : `${totals.completion_tokens.toLocaleString('en-US')} out`,
-      totals.reasoning_tokens ? `${totals.reasoning_tokens.toLocaleString('en-US')} of them reasoning` : undefined,
-    ].filter(Boolean);
-    parts.push(`${totals.total_tokens.toLocaleString('en-US')} tokens${detail.length ? ` (${detail.join(', ')})` : ''}`);
-  }
-  if (elapsedMs !== undefined) parts.push(seconds(elapsedMs));
-  return `Cost: ${parts.join(', ')}.`;
-}

@@ -24,3 +24,20 @@ export class ChangeSignal {
     this.next = new Promise((resolve) => (this.wake = resolve));
   }
 }
+
+/** Waits for `change`, at most `ms`, and no longer than `signal` allows; leaves no timer behind. */
+export async function changeWithin(change: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    onAbort = () => resolve();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([change, limit]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort!);
+  }
+}

@@ -1,26 +1,44 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createLimiter, type Limiter } from './limiter.js';
 import { Redactor } from '../openrouter/redact.js';
 import { RunStore } from '../store/run-store.js';
+import { createLimiter, type Limiter } from './limiter.js';
+import { LocalRunService } from './local.js';
 import type { ChatCompleter } from './orchestrate.js';
 import { Runs } from './runs.js';
 
-/** The runs of this process as the configuration sets them up: one limiter, one store, one client. */
-export function runsFromConfig(config: Config, client: ChatCompleter, logger: Logger, limiter: Limiter = createLimiter(config.maxConcurrency)): Runs {
+/**
+ * The runs as the configuration sets them up, executed in this process (the run host, or a
+ * server where no host can start): one limiter, one store, one client. `notice` is said once
+ * to the user when runs execute here for want of a host.
+ */
+export function localRuns(
+  config: Config,
+  client: ChatCompleter,
+  logger: Logger,
+  options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
+): { runs: Runs; service: LocalRunService } {
   const redactor = new Redactor(config.apiKey);
-  return new Runs({
+  const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
+  const runs = new Runs({
     deps: {
       client,
-      limiter,
+      limiter: options.limiter ?? createLimiter(config.maxConcurrency),
       logger,
       synthesisMaxChars: config.synthesisMaxChars,
       // Synthesis uses at most this much of an answer, and a result shows at most this much.
       keepChars: Math.max(config.synthesisMaxChars, config.maxAnswerChars),
     },
-    store: config.saveOutputs ? new RunStore(config.outputDir) : undefined,
-    upstream: config.baseUrl,
+    store,
+    upstream: upstreamIdentity(config),
     logger,
     redact: (text) => redactor.secretIn(text),
   });
+  return { runs, service: new LocalRunService(runs, store, options.notice, options.release) };
+}
+
+/** Where requests go and who pays: the same prompt sent elsewhere, or with another key, is another request. */
+export function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
+  return `${config.baseUrl} ${createHash('sha256').update(config.apiKey).digest('hex').slice(0, 16)}`;
 }

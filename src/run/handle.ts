@@ -1,62 +1,76 @@
-import type { RunRecord } from './record.js';
-import type { Run } from './run.js';
-import type { RunView } from './view.js';
+import type { Deadline } from '../clock.js';
+import { STATUS, type RunState } from './record.js';
+import type { CancelOutcome, LookupError, RunService, RunView } from './service.js';
 
-/**
- * A run as the faces see it, whether this process runs it or it lives only on disk (another
- * process's run, or one from before a restart): its state, a way to wait for the next step,
- * and its texts for a result.
- */
-export interface RunHandle {
-  readonly id: string;
-  /** The record as it stands (a run on disk re-reads its journal). */
-  current(): Promise<Readonly<RunRecord>>;
-  /** Resolves at the run's next step since this handle's last `current()` (at once if it has come), or after `ms`. */
-  nextChange(ms: number): Promise<void>;
-  /** The record and the texts a result shows, each at most `maxChars` long. */
-  view(maxChars: number): Promise<RunView>;
-  /** A user's stop. False when this process cannot stop the run (another process runs it). */
-  cancel(reason: string): boolean;
+/** A run that could not be read while being followed: its folder went, or its journal was damaged. */
+export class RunLost extends Error {
+  override readonly name = 'RunLost';
+
+  constructor(readonly lookup: LookupError) {
+    super(lookup.message);
+  }
 }
 
-/** A run of this process, as one reader sees it. */
-export class LiveHandle implements RunHandle {
-  /** The run's step count at this reader's last `current()`: a step since then is not waited for. */
+export interface WaitOptions {
+  deadline: Deadline;
+  /** The wait ends when this aborts (the caller gave up). */
+  signal?: AbortSignal;
+  /** Longest time between two `onUpdate` calls while nothing changes. */
+  heartbeatMs?: number;
+  /** The run as it stands: at the start, at each change, and at each heartbeat. */
+  onUpdate?: (state: RunState) => void;
+}
+
+/**
+ * A run as one reader follows it: its id and the version it saw last. Every face (a tool call,
+ * a task, a resource, `ask`) waits through it, whether the run executes in the run host or here.
+ */
+export class RunHandle {
   private seen: number | undefined;
 
-  constructor(readonly run: Run) {}
+  constructor(
+    readonly id: string,
+    private readonly service: RunService,
+  ) {}
 
-  get id(): string {
-    return this.run.id;
+  /** The run as it stands now. */
+  async current(): Promise<RunState> {
+    return this.watch(0, undefined);
   }
 
-  /** Settles when the run has ended and its journal is written. */
-  get settled(): Promise<void> {
-    return this.run.settled;
+  /** The run once it has changed since this reader's last look, or after `ms`. */
+  async next(ms: number, signal?: AbortSignal): Promise<RunState> {
+    return this.watch(ms, signal);
   }
 
-  /** True once the run has settled whole on disk, where it is found from then on. */
-  get onDisk(): boolean {
-    return this.run.onDisk;
+  view(maxChars: number): Promise<RunView> {
+    return this.service.view(this.id, maxChars).then((found) => {
+      if (!found.ok) throw new RunLost(found.error);
+      return found.value;
+    });
   }
 
-  async current(): Promise<Readonly<RunRecord>> {
-    this.seen = this.run.version;
-    return this.run.view().record;
+  cancel(reason: string): Promise<CancelOutcome> {
+    return this.service.cancel(this.id, reason);
   }
 
-  nextChange(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    return Promise.race([this.run.nextChange(this.seen), elapsed]).finally(() => clearTimeout(timer));
+  /**
+   * The one wait: until the run settles, the deadline passes or the signal aborts, telling
+   * `onUpdate` at the start, at each change and at each heartbeat. Resolves to the run as it stands.
+   */
+  async wait({ deadline, signal, heartbeatMs = Infinity, onUpdate }: WaitOptions): Promise<RunState> {
+    let state = await this.current();
+    while (!STATUS[state.status].settled && !signal?.aborted && deadline.msLeft() > 0) {
+      onUpdate?.(state);
+      state = await this.next(Math.min(deadline.msLeft(), heartbeatMs), signal);
+    }
+    return state;
   }
 
-  async view(): Promise<RunView> {
-    return this.run.view();
-  }
-
-  cancel(reason: string): boolean {
-    this.run.cancel(reason);
-    return true;
+  private async watch(waitMs: number, signal: AbortSignal | undefined): Promise<RunState> {
+    const found = await this.service.watch(this.id, { since: waitMs > 0 ? this.seen : undefined, waitMs, signal });
+    if (!found.ok) throw new RunLost(found.error);
+    this.seen = found.value.version;
+    return found.value.state;
   }
 }

@@ -6,15 +6,13 @@ import { runTotals } from './usage.js';
 
 /**
  * A run's files and its journal (run.json): answers written to their files as they stream in,
- * the reasonings and the synthesis saved whole, and the journal rewritten after each, so that
- * it never names a file that is not there. Nothing at all when runs are not saved.
+ * the reasonings and the synthesis saved whole. Each save resolves to the file's name once it
+ * is on disk (undefined, with a warning, when it could not be), so the run names a file only
+ * after it is there. Nothing at all when runs are not saved.
  */
 export class RunJournal {
   /** The answer files being written as the candidates' texts arrive, by 0-based index. */
   private readonly writers = new Map<number, AnswerWriter>();
-  /** Files being written, the candidates' and the synthesis'. */
-  private readonly candidateSaves: Array<Promise<void>> = [];
-  private readonly synthesisSaves: Array<Promise<void>> = [];
 
   constructor(
     private readonly record: RunRecord,
@@ -42,46 +40,30 @@ export class RunJournal {
     return { keepChars, write: (piece) => writer.write(piece) };
   }
 
-  /** A candidate's answer has streamed in whole: its file appears, then the journal names it. */
-  answerWhole(index: number): void {
+  /** A candidate's answer has streamed in whole: resolves to its file's name once it is in the run folder. */
+  async answerWhole(index: number): Promise<string | undefined> {
     const writer = this.writers.get(index);
-    const note = (file: string) => {
-      const candidate = this.record.candidates[index];
-      if (candidate?.status === 'answered') candidate.file = file;
-    };
-    if (writer) this.candidateSaves.push(writer.finish().then((file) => this.noted(file, note)));
+    this.writers.delete(index);
+    return writer?.finish();
   }
 
-  /** What streamed in is not an answer (the model failed, or shutdown stopped it): its file goes. */
+  /** What streamed in is not an answer (the model failed, or the run was stopped): its file goes. */
   answerDropped(index: number): void {
     void this.writers.get(index)?.discard();
+    this.writers.delete(index);
   }
 
-  saveReasoning(index: number, reasoning: string | undefined): void {
-    if (!reasoning) return;
-    this.saveThenNote(this.candidateSaves, candidateFile(this.record.candidates[index]!, '.reasoning.md'), reasoning, (file) => {
-      const candidate = this.record.candidates[index];
-      if (candidate) candidate.reasoning_file = file;
-    });
+  async saveReasoning(index: number, reasoning: string | undefined): Promise<string | undefined> {
+    return reasoning ? this.files?.save(candidateFile(this.record.candidates[index]!, '.reasoning.md'), reasoning) : undefined;
   }
 
-  saveSynthesis(answer: string, reasoning: string | undefined): void {
-    const { synthesis } = this.record;
-    this.saveThenNote(this.synthesisSaves, 'final.md', answer, (file) => (synthesis.file = file));
-    if (reasoning) this.saveThenNote(this.synthesisSaves, 'synthesis.reasoning.md', reasoning, () => undefined);
+  /** The synthesis: resolves to final.md's name once it is on disk (its reasoning is saved beside it). */
+  async saveSynthesis(answer: string, reasoning: string | undefined): Promise<string | undefined> {
+    const [file] = await Promise.all([this.files?.save('final.md', answer), reasoning ? this.files?.save('synthesis.reasoning.md', reasoning) : undefined]);
+    return file;
   }
 
-  /** Settles once every candidate's file is on disk (or has failed). */
-  async candidatesSaved(): Promise<void> {
-    await Promise.all(this.candidateSaves);
-  }
-
-  /** Settles once the synthesis' files are on disk (or have failed). */
-  async synthesisSaved(): Promise<void> {
-    await Promise.all(this.synthesisSaves);
-  }
-
-  /** Rewrites run.json: true once it is on disk. */
+  /** Rewrites run.json: true once this entry (or a later one) is on disk. */
   save(): Promise<boolean> {
     this.record.updated_at = new Date().toISOString();
     this.record.totals = runTotals(this.record);
@@ -92,17 +74,5 @@ export class RunJournal {
   textsNamed(synthesized: boolean): boolean {
     const answers = this.record.candidates.every((candidate) => candidate.status !== 'answered' || candidate.file !== undefined);
     return answers && (!synthesized || this.record.synthesis.file !== undefined);
-  }
-
-  /** Writes a file, then notes its name and rewrites the journal. */
-  private saveThenNote(saves: Array<Promise<void>>, name: string, text: string, note: (file: string) => void): void {
-    const saving = this.files?.save(name, text).then((file) => this.noted(file, note));
-    if (saving) saves.push(saving);
-  }
-
-  /** A file is on disk (or failed, and is undefined): the journal notes it. */
-  private noted(file: string | undefined, note: (file: string) => void): void {
-    if (file) note(file);
-    void this.save();
   }
 }

@@ -37,7 +37,7 @@ export function freshRecord(init: NewRun): RunRecord {
   };
 }
 
-/** A record taken over from an interrupted process: answered candidates stay, the rest wait again. */
+/** A record taken over after its run was interrupted or stopped: answered candidates stay, the rest wait again. */
 export function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
   return {
     ...previous,
@@ -45,7 +45,7 @@ export function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
     owner,
     resumes: previous.resumes + 1,
     candidates: previous.candidates.map((candidate) =>
-      candidate.status === 'answered' ? candidate : { index: candidate.index, model: candidate.model, status: 'waiting' },
+      candidate.status === 'answered' ? { ...candidate, reused: true } : { index: candidate.index, model: candidate.model, status: 'waiting' },
     ),
     synthesis: { status: 'waiting', attempts: [] },
     finished_at: undefined,
@@ -53,8 +53,8 @@ export function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
   };
 }
 
-/** A candidate that answered; its file is named once the file is whole on disk. */
-export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): CandidateRecord {
+/** A candidate that answered, naming the files that are on disk. */
+export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number, saved: { file?: string; reasoningFile?: string }): CandidateRecord {
   return {
     index: candidate.index,
     model: candidate.model,
@@ -64,9 +64,18 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
     chars: completion.chars,
     ...(completion.truncated ? { truncated: true } : {}),
     ...(completion.usage ? { usage: completion.usage } : {}),
+    ...(saved.file ? { file: saved.file } : {}),
+    ...(saved.reasoningFile ? { reasoning_file: saved.reasoningFile } : {}),
   };
 }
 
-export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): CandidateRecord {
-  return { index: candidate.index, model: candidate.model, status: 'failed', ...(ms === undefined ? {} : { ms }), error };
+export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined, reasoningFile: string | undefined): CandidateRecord {
+  return {
+    index: candidate.index,
+    model: candidate.model,
+    status: 'failed',
+    ...(ms === undefined ? {} : { ms }),
+    error,
+    ...(reasoningFile ? { reasoning_file: reasoningFile } : {}),
+  };
 }

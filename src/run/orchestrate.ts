@@ -34,30 +34,36 @@ export async function execute(run: Run, deps: RunDeps): Promise<void> {
   await askCandidates(run, deps, log);
   const status = await synthesize(run, deps, log);
   await run.finish(status);
-  const { record } = run.view();
-  log.info({ phase: 'done', status, ms: record.elapsed_ms, cost: record.totals.cost, tokens: record.totals.total_tokens }, 'run finished');
+  const { elapsed_ms, totals } = run.state();
+  log.info({ phase: 'done', status, ms: elapsed_ms, cost: totals.cost, tokens: totals.total_tokens }, 'run finished');
 }
 
 async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void> {
   const waiting = run.waitingCandidates();
   const models = waiting.map((index) => run.request.models[index]!);
-  const onSettled = (settled: Settled<Completion>) => {
+  // Each outcome is recorded once its files are on disk; synthesis waits for every one.
+  const recorded: Array<Promise<void>> = [];
+  const record = (settled: Settled<Completion>): Promise<void> => {
     const index = waiting[settled.index]!;
     logOutcome(log, settled);
     if (settled.result.ok) return run.answered(index, settled.result.value, settled.ms);
-    // Stopped by shutdown: left waiting, for the process that resumes the run to ask again.
-    if (run.stopped()?.status === 'interrupted') return run.leftWaiting(index);
+    // Its process is ending: left waiting, for the process that resumes the run to ask again.
+    if (run.stopped()?.status === 'interrupted') {
+      run.leftWaiting(index);
+      return Promise.resolve();
+    }
     const { error } = settled.result;
-    run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
+    return run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
   };
   const ask = (model: string, signal: AbortSignal | undefined, i: number) =>
     deps.client.complete(chatFor(run.request, model), { signal, sink: run.answerSink(waiting[i]!, deps.keepChars) });
   const calls = fanOut(models, ask, {
     limiter: deps.limiter,
     signal: run.signal,
-    onSettled,
+    onSettled: (settled) => void recorded.push(record(settled)),
   });
   await Promise.all(calls);
+  await Promise.all(recorded);
 }
 
 async function synthesize(run: Run, deps: RunDeps, log: Logger): Promise<RunStatus> {
@@ -89,7 +95,7 @@ async function synthesize(run: Run, deps: RunDeps, log: Logger): Promise<RunStat
       );
       const ms = Math.round(monotonicNow() - started);
       log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
-      run.synthesisAttempt({ model, status: 'answered', ms, chars: completion.content.length, ...(completion.usage ? { usage: completion.usage } : {}) }, completion);
+      await run.synthesisAttempt({ model, status: 'answered', ms, chars: completion.content.length, ...(completion.usage ? { usage: completion.usage } : {}) }, completion);
       return allAnswered ? 'complete' : 'partial';
     } catch (caught) {
       const stoppedNow = run.stopped();
@@ -99,7 +105,7 @@ async function synthesize(run: Run, deps: RunDeps, log: Logger): Promise<RunStat
       }
       const error = modelError(asUpstreamError(caught, run.signal));
       log.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
-      run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
+      await run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
     }
   }
   return 'candidates_only';

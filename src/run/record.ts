@@ -1,9 +1,10 @@
-import type { UpstreamErrorData } from '../errors.js';
-import type { TokenUsage } from '../openrouter/client.js';
+import { z } from 'zod';
 
 /**
- * The run's record: one declaration for what run.json holds, what `get_run` reads back and
- * what results are made from. Snake case throughout, as on the wire.
+ * The run's record: one declaration for what run.json holds, what the run host sends its faces
+ * and what results are made from. The zod schema is the declaration and the types are inferred
+ * from it, so a record read back from disk is checked against exactly what the writer writes.
+ * Snake case throughout, as on the wire. A field a later version adds is dropped on reading, not refused.
  */
 export const RUN_STATUSES = [
   'running',
@@ -11,97 +12,159 @@ export const RUN_STATUSES = [
   'partial', // synthesized, some models failed
   'candidates_only', // every synthesizer failed; the candidates are the result
   'failed', // no model answered
-  'cancelled',
-  'interrupted', // the process ended mid-run (written on shutdown, or read from a dead owner)
+  'cancelled', // an explicit stop: a user's cancel
+  'interrupted', // the process running it ended mid-run (written on shutdown, or read from a dead owner)
 ] as const;
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const FINISHED: ReadonlySet<RunStatus> = new Set(['complete', 'partial', 'candidates_only', 'failed', 'cancelled']);
-
-export interface ModelError extends UpstreamErrorData {
-  advice?: string;
+interface StatusMeaning {
+  /** The run will not change any more by itself: waiting ends. */
+  settled: boolean;
+  /** The same request within the reuse window returns this run instead of paying again. */
+  reusable: boolean;
+  /** The same request takes this run over: its saved answers are kept, only the rest is asked. */
+  resumable: boolean;
+  /** A result of this run is an error result (nothing to use in it). */
+  isError: boolean;
+  /** The MCP task status of a task whose run is in this state. */
+  task: 'working' | 'completed' | 'failed' | 'cancelled';
 }
 
-interface CandidateBase {
+/** What each status means, for every face: the one table. */
+export const STATUS: Readonly<Record<RunStatus, StatusMeaning>> = {
+  running: { settled: false, reusable: true, resumable: false, isError: false, task: 'working' },
+  complete: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
+  partial: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
+  candidates_only: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
+  failed: { settled: true, reusable: false, resumable: false, isError: true, task: 'failed' },
+  cancelled: { settled: true, reusable: false, resumable: true, isError: true, task: 'cancelled' },
+  interrupted: { settled: true, reusable: false, resumable: true, isError: false, task: 'failed' },
+};
+
+const usageSchema = z.object({
+  prompt_tokens: z.number().optional(),
+  completion_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+  /** In credits (US dollars), as OpenRouter reports it. */
+  cost: z.number().optional(),
+});
+
+const modelErrorSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  status: z.number().optional(),
+  code: z.string().optional(),
+  retry_after_ms: z.number().optional(),
+  /** What the user can do about it. */
+  advice: z.string().optional(),
+});
+export type ModelError = z.infer<typeof modelErrorSchema>;
+
+const candidateBase = {
   /** 1-based, in the order of the request's models. */
-  index: number;
-  model: string;
+  index: z.number(),
+  model: z.string(),
   /** The reasoning file, when the model sent reasoning. */
-  reasoning_file?: string;
-}
+  reasoning_file: z.string().optional(),
+};
 
-export type CandidateRecord =
-  | (CandidateBase & { status: 'waiting' })
-  | (CandidateBase & {
-      status: 'answered';
-      /** Unknown for an answer recovered from disk after a crash. */
-      ms?: number;
-      attempts?: number;
-      chars: number;
-      /** Found on disk after the process that asked was killed before noting it. */
-      recovered?: true;
-      truncated?: boolean;
-      usage?: TokenUsage;
-      /** The answer's file in the run folder, set once it is on disk. */
-      file?: string;
-    })
-  | (CandidateBase & {
-      status: 'failed';
-      ms?: number;
-      error: ModelError;
-      /** It sent reasoning but no answer, and the synthesizer was given that reasoning. */
-      reasoning_to_synthesis?: true;
-    });
+const candidateSchema = z.discriminatedUnion('status', [
+  z.object({ ...candidateBase, status: z.literal('waiting') }),
+  z.object({
+    ...candidateBase,
+    status: z.literal('answered'),
+    /** Unknown for an answer recovered from disk after a crash. */
+    ms: z.number().optional(),
+    attempts: z.number().optional(),
+    chars: z.number(),
+    /** Found on disk after the process that asked was killed before noting it. */
+    recovered: z.literal(true).optional(),
+    /** Answered before the run was stopped, and kept when it was taken over: paid once, then. */
+    reused: z.literal(true).optional(),
+    truncated: z.boolean().optional(),
+    usage: usageSchema.optional(),
+    /** The answer's file in the run folder: named once the file is there, never before. */
+    file: z.string().optional(),
+  }),
+  z.object({
+    ...candidateBase,
+    status: z.literal('failed'),
+    ms: z.number().optional(),
+    error: modelErrorSchema,
+    /** It sent reasoning but no answer (and was not cut short), and the synthesizer was given that reasoning. */
+    reasoning_to_synthesis: z.literal(true).optional(),
+  }),
+]);
+export type CandidateRecord = z.infer<typeof candidateSchema>;
 
-export type SynthesisAttempt =
-  | { model: string; status: 'answered'; ms: number; chars: number; usage?: TokenUsage }
-  | { model: string; status: 'failed'; ms?: number; error: ModelError };
+const attemptSchema = z.discriminatedUnion('status', [
+  z.object({ model: z.string(), status: z.literal('answered'), ms: z.number(), chars: z.number(), usage: usageSchema.optional() }),
+  z.object({ model: z.string(), status: z.literal('failed'), ms: z.number().optional(), error: modelErrorSchema }),
+]);
+export type SynthesisAttempt = z.infer<typeof attemptSchema>;
 
-export interface Trimmed {
-  model: string;
-  kept_chars: number;
-  original_chars: number;
-}
+const trimmedSchema = z.object({ model: z.string(), kept_chars: z.number(), original_chars: z.number() });
+export type Trimmed = z.infer<typeof trimmedSchema>;
 
-export interface SynthesisRecord {
-  status: 'waiting' | 'running' | 'answered' | 'failed' | 'skipped';
+const synthesisSchema = z.object({
+  status: z.enum(['waiting', 'running', 'answered', 'failed', 'skipped']),
   /** Who synthesized, or who is synthesizing now. */
-  model?: string;
+  model: z.string().optional(),
   /** Every synthesizer tried, in order, with how it went. */
-  attempts: SynthesisAttempt[];
+  attempts: z.array(attemptSchema),
   /** Why synthesis did not run (status skipped). */
-  reason?: string;
-  prompt_chars?: number;
-  trimmed?: Trimmed[];
+  reason: z.string().optional(),
+  prompt_chars: z.number().optional(),
+  trimmed: z.array(trimmedSchema).optional(),
   /** final.md, once it is on disk. */
-  file?: string;
-}
+  file: z.string().optional(),
+});
+export type SynthesisRecord = z.infer<typeof synthesisSchema>;
 
-/** Which process runs the run: how another process tells a live run from an interrupted one. */
-export interface Owner {
-  pid: number;
-  host: string;
+/** Which process runs the run: how another process tells a live run from an interrupted one (see owner.ts). */
+const ownerSchema = z.object({
+  pid: z.number(),
+  host: z.string(),
   /** Random per process, since a pid can be reused (pid 1 in every container). */
-  instance: string;
+  instance: z.string(),
+});
+export type Owner = z.infer<typeof ownerSchema>;
+
+export const recordSchema = z.object({
+  format: z.literal(1),
+  run_id: z.string(),
+  request_key: z.string(),
+  status: z.enum(RUN_STATUSES),
+  owner: ownerSchema,
+  started_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().optional(),
+  elapsed_ms: z.number().optional(),
+  /** How many times a process took the run over after it was interrupted or stopped. */
+  resumes: z.number(),
+  settings: z.object({ models: z.array(z.string()), synthesizer_models: z.array(z.string()), temperature: z.number(), max_tokens: z.number() }),
+  /** The prompt, with the key redacted. */
+  prompt: z.string(),
+  candidates: z.array(candidateSchema),
+  synthesis: synthesisSchema,
+  totals: usageSchema,
+  warnings: z.array(z.string()),
+});
+export type RunRecord = z.infer<typeof recordSchema>;
+
+/** A run as the faces see it: its record without the prompt, which can be megabytes and no face shows, but with a title from it. */
+export const stateSchema = recordSchema.omit({ prompt: true }).extend({ title: z.string() });
+export type RunState = z.infer<typeof stateSchema>;
+
+/** The record as its faces see it: the prompt's first line for a title, and no prompt. */
+export function stateOf(record: Readonly<RunRecord>): RunState {
+  const { prompt, ...state } = record;
+  return { ...state, title: titleOf(prompt) };
 }
 
-export interface RunRecord {
-  format: 1;
-  run_id: string;
-  request_key: string;
-  status: RunStatus;
-  owner: Owner;
-  started_at: string;
-  updated_at: string;
-  finished_at?: string;
-  elapsed_ms?: number;
-  /** How many times a new process took the run over after an interruption. */
-  resumes: number;
-  settings: { models: string[]; synthesizer_models: string[]; temperature: number; max_tokens: number };
-  prompt: string;
-  candidates: CandidateRecord[];
-  synthesis: SynthesisRecord;
-  totals: TokenUsage;
-  warnings: string[];
+function titleOf(prompt: string): string {
+  const firstLine = prompt.trim().split('\n', 1)[0]!;
+  return firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
 }

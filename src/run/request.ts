@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
 /** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */
-export interface RunRequest {
-  prompt: string;
-  models: string[];
+export const requestSchema = z.object({
+  prompt: z.string(),
+  models: z.array(z.string()).min(1),
   /** Tried in order until one synthesizes. */
-  synthesizers: string[];
-  temperature: number;
-  maxTokens: number;
-}
+  synthesizers: z.array(z.string()).min(1),
+  temperature: z.number(),
+  maxTokens: z.number().int().positive(),
+});
+export type RunRequest = z.infer<typeof requestSchema>;
 
 /**
- * A fingerprint of everything that shapes the answers, the upstream included: two requests
- * with the same key would be billed for the same answers.
+ * A fingerprint of everything that shapes the answers, and of who is asked and who pays (the
+ * upstream's URL and a hash of the API key): two requests with the same key are one run, paid once,
+ * and a request paid by another key never attaches to it.
  */
 export function requestKey(request: RunRequest, upstream: string): string {
   const canonical = JSON.stringify([upstream, request.prompt, request.models, request.synthesizers, request.temperature, request.maxTokens]);

@@ -2,20 +2,28 @@ import { setMaxListeners } from 'node:events';
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
-import type { CandidateAnswer } from './synthesis.js';
 import { ChangeSignal } from './change-signal.js';
 import { RunJournal } from './journal.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
-import type { ModelError, RunRecord, RunStatus, SynthesisAttempt } from './record.js';
+import { stateOf, type ModelError, type RunRecord, type RunState, type RunStatus, type SynthesisAttempt } from './record.js';
 import type { RunRequest } from './request.js';
+import type { CandidateAnswer } from './synthesis.js';
 import { runTotals } from './usage.js';
-import type { RunView } from './view.js';
+
+/** The texts a run holds in memory: the synthesized answer, and the candidates' answers (or their starts). */
+export interface RunTexts {
+  answer: string | undefined;
+  answers: ReadonlyMap<number, string>;
+  dir: string | undefined;
+}
 
 /**
  * One run: the owner of its state, its journal and its waiters. It goes on until every
  * candidate has answered or failed and the synthesis is done, whatever happens to the calls
- * that wait on it; only `cancel` (a user's stop) or `interrupt` (shutdown) ends it early.
- * The orchestration that drives it is in orchestrate.ts, its files and journal in journal.ts.
+ * that wait on it; only `cancel` (an explicit stop) or `interrupt` (its process ending) ends it
+ * early. Each step is on disk before waiters hear of it: an answer's file before the record
+ * names it, the last journal entry before the run settles. The orchestration that drives it is
+ * in orchestrate.ts, its files and journal in journal.ts.
  */
 export class Run {
   readonly id: string;
@@ -61,8 +69,17 @@ export class Run {
     return this.changes.version;
   }
 
-  view(): RunView {
-    return { record: this.record, answer: this.answer, answers: this.answers, dir: this.journal.dir };
+  get status(): RunStatus {
+    return this.record.status;
+  }
+
+  /** The run as its faces see it: a copy, so that a reader holds no part of the live record. */
+  state(): RunState {
+    return structuredClone(stateOf(this.record));
+  }
+
+  texts(): RunTexts {
+    return { answer: this.answer, answers: this.answers, dir: this.journal.dir };
   }
 
   /** Resolves at the next change of the run's state after the reader's `since` (default: now). */
@@ -70,14 +87,14 @@ export class Run {
     return this.changes.wait(since);
   }
 
-  /** A user's stop: every upstream request of the run is aborted, and nothing more is billed. */
+  /** An explicit stop: every upstream request of the run is aborted, and nothing more is billed. */
   cancel(reason: string): void {
     if (this.record.status === 'running') this.stopper.abort(new RunStopped('cancelled', reason));
   }
 
-  /** Shutdown: stop, and leave the run for a later process to resume. */
-  interrupt(): void {
-    if (this.record.status === 'running') this.stopper.abort(new RunStopped('interrupted', 'the server is shutting down'));
+  /** Its process is ending: stop, and leave the run for a later process to resume. */
+  interrupt(reason: string): void {
+    if (this.record.status === 'running') this.stopper.abort(new RunStopped('interrupted', reason));
   }
 
   stopped(): RunStopped | undefined {
@@ -115,28 +132,32 @@ export class Run {
     return this.journal.answerSink(index, keepChars);
   }
 
-  /** A candidate answered: its answer (or its start) is kept for synthesis, and the journal notes its file once whole. */
-  answered(index: number, completion: Completion, ms: number): void {
+  /**
+   * A candidate answered: its answer (or its start) is kept for synthesis, and once its files
+   * are whole on disk the record names them; the journal never names a file that is not there.
+   */
+  async answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
-    this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms);
-    this.journal.answerWhole(index);
-    this.journal.saveReasoning(index, completion.reasoning);
-    // The journal follows once the answer's file is on disk, naming it.
-    this.step(false);
+    const [file, reasoningFile] = await Promise.all([this.journal.answerWhole(index), this.journal.saveReasoning(index, completion.reasoning)]);
+    this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms, { file, reasoningFile });
+    this.step();
   }
 
-  /** Shutdown stopped a candidate: it stays waiting, for the process that resumes the run, and its partial file goes. */
+  /** Its process is ending: the candidate stays waiting, for the process that resumes the run, and its partial file goes. */
   leftWaiting(index: number): void {
     this.journal.answerDropped(index);
   }
 
-  /** A candidate failed; reasoning it sent without an answer is kept, for the synthesizer and the folder. */
-  failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): void {
-    this.record.candidates[index] = failedCandidate(this.record.candidates[index]!, error, ms);
-    if (reasoning) this.reasonings.set(index, reasoning);
+  /**
+   * A candidate failed. Reasoning it sent without an answer is kept in the folder, and goes to
+   * the synthesizer in place of an answer unless max_tokens cut it short: a cut-off thought is no answer.
+   */
+  async failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
+    if (reasoning && error.kind !== 'truncated') this.reasonings.set(index, reasoning);
     this.journal.answerDropped(index);
-    this.journal.saveReasoning(index, reasoning);
-    this.step(true);
+    const reasoningFile = await this.journal.saveReasoning(index, reasoning);
+    this.record.candidates[index] = failedCandidate(this.record.candidates[index]!, error, ms, reasoningFile);
+    this.step();
   }
 
   synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
@@ -144,19 +165,20 @@ export class Run {
     for (const candidate of this.record.candidates) {
       if (candidate.status === 'failed' && this.reasonings.has(candidate.index - 1)) candidate.reasoning_to_synthesis = true;
     }
-    this.step(true);
+    this.step();
   }
 
-  synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion): void {
+  /** A synthesizer answered (its answer is saved before the record names final.md) or failed. */
+  async synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion): Promise<void> {
     const synthesis = this.record.synthesis;
-    synthesis.attempts.push(attempt);
     if (attempt.status === 'answered' && completion) {
       this.answer = completion.content;
+      const file = await this.journal.saveSynthesis(completion.content, completion.reasoning);
+      if (file) synthesis.file = file;
       synthesis.status = 'answered';
-      this.journal.saveSynthesis(completion.content, completion.reasoning);
     }
-    // An answer is journaled once final.md is on disk, naming it; a failure at once.
-    this.step(attempt.status === 'failed');
+    synthesis.attempts.push(attempt);
+    this.step();
   }
 
   /** Synthesis will not run: nothing to synthesize, or the run was stopped. */
@@ -166,13 +188,12 @@ export class Run {
   }
 
   /**
-   * The end: the status, the totals, and a last journal entry. Waiters wake without waiting
-   * for the disk between the synthesizer's answer and the reply: final.md is named (in the
-   * journal and later results) once it is there, and the run is settled then. The candidates'
-   * files were written long before, as each answered.
+   * The end: the status, the totals, and the last journal entry, on disk before any waiter
+   * hears that the run has ended, so that a result never names what is not saved. When the disk
+   * refuses it, the run still ends (its texts are in memory) with a warning, and the journal
+   * catches up once the disk takes writes again.
    */
   async finish(status: RunStatus): Promise<void> {
-    await this.journal.candidatesSaved();
     const { record } = this;
     if (status === 'candidates_only') record.synthesis.status = 'failed';
     record.status = status;
@@ -182,9 +203,8 @@ export class Run {
     if (this.answer !== undefined) this.answers.clear();
     this.reasonings.clear();
     record.totals = runTotals(record);
-    this.step(false);
-    await this.journal.synthesisSaved();
     this.savedWhole = (await this.journal.save()) && this.journal.textsNamed(this.answer !== undefined);
+    this.changes.notify();
     this.finished();
   }
 
@@ -192,9 +212,9 @@ export class Run {
     if (!this.record.warnings.includes(message)) this.record.warnings.push(message);
   }
 
-  /** Every step wakes whoever waits on the run; `journal` rewrites run.json now (or the step's file save will). */
-  private step(journal: boolean): void {
-    if (journal) void this.journal.save();
+  /** A step: its files are on disk; the journal is rewritten (in the background, coalesced) and waiters wake. */
+  private step(): void {
+    void this.journal.save();
     this.changes.notify();
   }
 }

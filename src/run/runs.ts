@@ -1,21 +1,20 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { isRunId, newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
+import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
 import { RunFiles } from './files.js';
-import { LiveHandle, type RunHandle } from './handle.js';
 import { execute, type RunDeps } from './orchestrate.js';
 import { currentOwner, ownerAlive, runningHere } from './owner.js';
-import { FINISHED, type Owner, type RunRecord } from './record.js';
+import { STATUS, type Owner, type RunRecord } from './record.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
-import { StoredRun } from './stored.js';
+import type { Joined } from './service.js';
+import { StoredRuns } from './stored-watch.js';
+import type { StoredRun } from './stored.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
 const REUSE_MS = 10 * 60 * 1000;
-/** An interrupted run older than this is asked anew rather than resumed. */
+/** A stopped run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
-/** The largest run.json read to list a run. */
-const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 /** Claims of one resumption tried before giving up: each earlier claimant must have died. */
 const MAX_CLAIMS = 3;
 
@@ -23,23 +22,24 @@ export interface RunsOptions {
   deps: RunDeps;
   /** Undefined when saving is off: runs then live in this process only. */
   store: RunStore | undefined;
-  /** The upstream base URL: the same prompt sent elsewhere is another request. */
+  /** Who is asked, and with which key (a hash of it): the same prompt sent elsewhere, or paid by another key, is another request. */
   upstream: string;
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
 }
 
-/** How a request met its run: a new one, one already there, or an interrupted one taken over. */
-export type Joined = 'new' | 'attached' | 'resumed';
+/** A run by id: this process's (live), or one known from its folder. */
+export type Found = { live: Run } | { stored: StoredRun };
 
 /**
- * Every run this process knows: it starts runs, finds them by id (its own, or on disk from
- * other processes and earlier lives), returns the same run for the same request rather than
- * billing twice, and resumes interrupted ones.
+ * Every run this process executes: it starts runs, returns the same run for the same request
+ * rather than billing twice, and takes over (resumes) stopped and interrupted ones, asking only
+ * the models that have no saved answer. Runs of other processes are found through `stored`.
  */
 export class Runs {
   readonly owner: Owner;
+  readonly stored: StoredRuns | undefined;
   /** This process's runs while they run, and after as long as they are not whole on disk. */
   private readonly live = new Map<string, Run>();
   /** Runs that have not settled yet: shutdown waits for them. */
@@ -47,21 +47,27 @@ export class Runs {
   /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
-  private readonly starting = new Map<string, Promise<{ handle: RunHandle; joined: Joined }>>();
+  private readonly starting = new Map<string, Promise<{ run: Found; joined: Joined }>>();
   private readonly startListeners = new Set<() => void>();
 
   constructor(private readonly options: RunsOptions) {
     this.owner = currentOwner();
+    this.stored = options.store && new StoredRuns(options.store, this.owner);
   }
 
-  async start(request: RunRequest, { fresh = false } = {}): Promise<{ handle: RunHandle; joined: Joined }> {
+  /** How many runs are executing here now. */
+  get running(): number {
+    return this.unsettled.size;
+  }
+
+  /** The run of this request: a new one, its running or recent run, or its stopped run taken over. */
+  async start(request: RunRequest, { fresh = false } = {}): Promise<{ run: Found; joined: Joined }> {
     const key = requestKey(request, this.options.upstream);
-    if (fresh) return { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' };
-    // The same request twice at the same moment: the second waits for the first's lookup, and
-    // joins its run through a handle of its own (a handle remembers what its reader has seen).
+    if (fresh) return { run: { live: this.launch(this.newRun(request, key)) }, joined: 'new' };
+    // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = this.starting.get(key);
-    if (starting) return { handle: anotherReader((await starting).handle), joined: 'attached' };
-    const started = this.joinOrResume(key, request).then((joined) => joined ?? { handle: new LiveHandle(this.launch(this.newRun(request, key))), joined: 'new' as const });
+    if (starting) return { run: (await starting).run, joined: 'attached' };
+    const started = this.joinOrResume(key, request).then((joined) => joined ?? { run: { live: this.launch(this.newRun(request, key)) }, joined: 'new' as const });
     this.starting.set(key, started);
     try {
       return await started;
@@ -70,37 +76,23 @@ export class Runs {
     }
   }
 
-  /** A run by id: undefined for an id that is not one of ours, or a run that is not there. */
-  async find(id: string): Promise<RunHandle | undefined> {
-    if (!isRunId(id)) return undefined;
-    const run = this.live.get(id);
-    if (run) return new LiveHandle(run);
-    return this.options.store && StoredRun.open(this.options.store, id, this.owner);
+  /** This process's run by id, while it is in memory. */
+  liveRun(id: string): Run | undefined {
+    return this.live.get(id);
   }
 
-  /**
-   * The newest runs, this process's and those on disk, newest first, each with its record when
-   * that is small enough to read for a list (a huge prompt makes a huge run.json).
-   */
-  async recent(limit: number): Promise<Array<{ id: string; record: Readonly<RunRecord> | undefined }>> {
-    const ids = [...new Set([...this.live.keys(), ...((await this.options.store?.listRuns(limit).catch(() => [])) ?? [])])].sort().reverse().slice(0, limit);
-    return Promise.all(ids.map(async (id) => ({ id, record: await this.listed(id) })));
-  }
-
-  private async listed(id: string): Promise<Readonly<RunRecord> | undefined> {
-    const run = this.live.get(id);
-    if (run) return run.view().record;
-    const stored = this.options.store && (await StoredRun.open(this.options.store, id, this.owner, LISTED_RECORD_BYTES));
-    return stored?.current();
+  /** The ids of this process's runs in memory. */
+  liveIds(): string[] {
+    return [...this.live.keys()];
   }
 
   onStart(listener: () => void): void {
     this.startListeners.add(listener);
   }
 
-  /** Shutdown: every running run stops and is journaled as interrupted, for a later process to resume. */
-  async interruptAll(): Promise<void> {
-    for (const run of this.live.values()) run.interrupt();
+  /** Its process is ending: every running run stops and is journaled as interrupted, for a later process to resume. */
+  async interruptAll(reason = 'the process running it stopped'): Promise<void> {
+    for (const run of this.live.values()) run.interrupt(reason);
     await this.idle();
   }
 
@@ -109,49 +101,48 @@ export class Runs {
     while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
   }
 
-  /** The run this request already has: running or recently finished (joined), or interrupted (resumed now). */
-  private async joinOrResume(key: string, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined } | undefined> {
+  /** The run this request already has: running or recently finished (joined), or stopped (resumed now). */
+  private async joinOrResume(key: string, request: RunRequest): Promise<{ run: Found; joined: Joined } | undefined> {
     const liveId = this.latestByKey.get(key);
     const run = liveId ? this.live.get(liveId) : undefined;
-    if (run && this.reusable(run.view().record)) return { handle: new LiveHandle(run), joined: 'attached' };
+    if (run && this.reusable(run.state())) return { run: { live: run }, joined: 'attached' };
     // The index names the request's newest run of any process; this process's last one (found
     // on disk once it has ended) stands in when the index cannot be read.
     const storedId = (await this.options.store?.readIndex(key).catch(() => undefined))?.trim() || (run ? undefined : liveId);
-    if (!storedId || storedId === run?.id) return undefined;
-    const stored = await this.find(storedId);
-    const record = await stored?.current();
-    if (!stored || !record || record.request_key !== key) return undefined;
-    if (this.reusable(record)) return { handle: stored, joined: 'attached' };
-    if (record.status === 'interrupted' && stored instanceof StoredRun && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) {
-      return this.resume(stored, record, request);
-    }
+    if (!storedId || storedId === run?.id || !this.stored) return undefined;
+    const opened = await this.stored.open(storedId);
+    if (!opened.ok) return undefined;
+    const stored = opened.value;
+    const record = stored.effective();
+    if (record.request_key !== key) return undefined;
+    if (this.reusable(record)) return { run: { stored }, joined: 'attached' };
+    if (STATUS[record.status].resumable && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) return this.resume(stored, record, request);
     return undefined;
   }
 
-  private reusable(record: Readonly<RunRecord>): boolean {
-    if (record.status === 'running') return true;
-    if (!FINISHED.has(record.status) || record.status === 'failed' || record.status === 'cancelled') return false;
-    return Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+  private reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'updated_at'>): boolean {
+    if (!STATUS[record.status].reusable) return false;
+    return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
   }
 
   /**
-   * Takes over an interrupted run: only the models with no saved answer (or none that can be
-   * read back) are asked again. Of two processes resuming it at once, the one that makes the
-   * claim file first does it; the other waits on it like any other process's run.
+   * Takes over a stopped run: only the models with no saved answer (or none that can be read
+   * back) are asked again. Of two processes resuming it at once, the one that makes the claim
+   * file first does it; the other follows it like any other process's run.
    */
-  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ handle: RunHandle; joined: Joined }> {
-    if (!(await this.claim(stored, record.resumes + 1))) return { handle: stored, joined: 'attached' };
-    const view = await stored.view(this.options.deps.keepChars);
-    const candidates = view.record.candidates.map((candidate, i) =>
-      candidate.status === 'answered' && !view.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
+  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ run: Found; joined: Joined }> {
+    if (!(await this.claim(stored, record.resumes + 1))) return { run: { stored }, joined: 'attached' };
+    const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
+    const candidates = saved.candidates.map((candidate, i) =>
+      candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
     const run = this.newRun(request, record.request_key, {
       id: record.run_id,
       folder: Promise.resolve(stored.folder),
-      resumed: { record: { ...view.record, candidates }, answers: new Map(view.answers) },
+      resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
     });
-    this.options.logger.info({ run: run.id, waiting: run.waitingCandidates().length }, 'resuming an interrupted run');
-    return { handle: new LiveHandle(this.launch(run)), joined: 'resumed' };
+    this.options.logger.info({ run: run.id, was: record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
+    return { run: { live: this.launch(run) }, joined: 'resumed' };
   }
 
   /**
@@ -177,7 +168,8 @@ export class Runs {
     const { store, logger } = this.options;
     const id = existing?.id ?? newRunId();
     let run: Run | undefined;
-    const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, (message) => run?.warn(message)), (message) => run?.warn(message), logger);
+    const warn = (message: string) => run?.warn(message);
+    const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, warn), warn, logger);
     run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed });
     return run;
   }
@@ -234,8 +226,4 @@ function parseClaim(text: string | undefined): { owner: Owner; at: string } | un
   } catch {
     return undefined;
   }
-}
-
-function anotherReader(handle: RunHandle): RunHandle {
-  return handle instanceof LiveHandle ? new LiveHandle(handle.run) : handle;
 }

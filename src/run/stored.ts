@@ -1,56 +1,52 @@
-import { z } from 'zod';
-import { Deadline } from '../clock.js';
-import type { RunFolder, RunStore } from '../store/run-store.js';
+import { err, ok, type Result } from '../result.js';
+import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
 import { candidateFile } from './files.js';
-import type { RunHandle } from './handle.js';
 import { ownerAlive } from './owner.js';
-import { RUN_STATUSES, type CandidateRecord, type Owner, type RunRecord } from './record.js';
-import type { RunView } from './view.js';
+import { recordSchema, type CandidateRecord, type Owner, type RunRecord } from './record.js';
+import type { RunTexts } from './run.js';
+import type { LookupError } from './service.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
 const MAX_RECORD_BYTES = 32 * 1024 * 1024;
-/** How often a wait on another process's run reads its journal again. */
-const POLL_MS = 250;
 
-const LAST_ENTRY_LOST = "The run's last journal entry was never written (its server stopped, or the disk failed); the synthesis it had saved is shown.";
+const LAST_ENTRY_LOST = "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
-/** Enough of run.json to trust the rest: our own writer made it, but a file on disk can be anything. */
-const recordSchema = z.looseObject({
-  format: z.literal(1),
-  run_id: z.string(),
-  request_key: z.string(),
-  status: z.enum(RUN_STATUSES),
-  owner: z.looseObject({ pid: z.number(), host: z.string(), instance: z.string() }),
-  started_at: z.string(),
-  updated_at: z.string(),
-  resumes: z.number(),
-  prompt: z.string(),
-  settings: z.looseObject({ models: z.array(z.string()), synthesizer_models: z.array(z.string()), temperature: z.number(), max_tokens: z.number() }),
-  candidates: z.array(z.looseObject({ index: z.number(), model: z.string(), status: z.enum(['waiting', 'answered', 'failed']) })),
-  synthesis: z.looseObject({ status: z.string(), attempts: z.array(z.looseObject({ model: z.string(), status: z.enum(['answered', 'failed']) })) }),
-  totals: z.looseObject({}),
-  warnings: z.array(z.string()),
-});
-
-export function parseRecord(text: string | undefined): RunRecord | undefined {
-  if (text === undefined) return undefined;
+/** A run's journal read back: the record, or why it cannot be trusted. */
+export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
+  let text: string | undefined;
   try {
-    const parsed = recordSchema.safeParse(JSON.parse(text));
-    return parsed.success ? (parsed.data as unknown as RunRecord) : undefined;
-  } catch {
-    return undefined;
+    text = await folder.read('run.json', maxBytes);
+  } catch (error) {
+    if ((error as StoreError).code === 'ERR_STORE_TOO_LARGE') return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
+    return err(damaged(folder.name, `run.json cannot be read: ${(error as Error).message}`));
   }
+  if (text === undefined) return err({ kind: 'not_found', message: `run ${folder.name} has no run.json (yet) in ${folder.dir}` });
+  return parseRecord(folder.name, text);
 }
 
-export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<RunRecord | undefined> {
-  return parseRecord(await folder.read('run.json', maxBytes).catch(() => undefined));
+export function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return err(damaged(id, 'run.json is not valid JSON'));
+  }
+  const parsed = recordSchema.safeParse(json);
+  if (!parsed.success) return err(damaged(id, `run.json does not have the journal's shape (${parsed.error.issues[0]?.path.join('.') || 'top'}: ${parsed.error.issues[0]?.message})`));
+  if (parsed.data.run_id !== id) return err(damaged(id, `run.json names another run (${parsed.data.run_id.slice(0, 40)})`));
+  return ok(parsed.data);
 }
+
+const damaged = (id: string, why: string): LookupError => ({
+  kind: 'damaged',
+  message: `run ${id} is damaged: ${why}. Its answer files may still be in its folder; the same request again starts a new run.`,
+});
 
 /**
  * A run known only from its folder: another process's, or one from before a restart. Its
  * journal says how it stands; a running record whose process is gone is `interrupted`.
  */
-export class StoredRun implements RunHandle {
+export class StoredRun {
   private constructor(
     readonly folder: RunFolder,
     private record: RunRecord,
@@ -59,33 +55,40 @@ export class StoredRun implements RunHandle {
     private readonly maxBytes: number,
   ) {}
 
-  static async open(store: RunStore, id: string, self: Owner, maxBytes = MAX_RECORD_BYTES): Promise<StoredRun | undefined> {
+  static async open(store: RunStore, id: string, self: Owner, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
     const folder = await store.openRun(id).catch(() => undefined);
-    const record = folder && (await readRecord(folder, maxBytes));
-    return folder && record?.run_id === id ? new StoredRun(folder, record, self, maxBytes) : undefined;
+    if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${store.rootDir}` });
+    const record = await readRecord(folder, maxBytes);
+    return record.ok ? ok(new StoredRun(folder, record.value, self, maxBytes)) : record;
   }
 
   get id(): string {
     return this.record.run_id;
   }
 
-  async current(): Promise<Readonly<RunRecord>> {
-    // A running record may move on; an interrupted one may be resumed by another process.
-    if (this.record.status === 'running' || this.record.status === 'interrupted') this.record = (await readRecord(this.folder, this.maxBytes)) ?? this.record;
+  /** The record as it stands, read again while it may still change; a damaged journal keeps the last good read. */
+  async refresh(): Promise<Readonly<RunRecord>> {
+    if (this.record.status === 'running' || this.record.status === 'interrupted' || this.record.status === 'cancelled') {
+      const read = await readRecord(this.folder, this.maxBytes);
+      if (read.ok) this.record = read.value;
+    }
     return this.effective();
   }
 
-  async nextChange(ms: number): Promise<void> {
-    const seen = this.record.updated_at;
-    const deadline = Deadline.after(ms);
-    while (deadline.msLeft() > 0 && this.record.updated_at === seen && this.effective().status === 'running') {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, deadline.msLeft())));
-      await this.current();
-    }
+  /** The record as last read, with the status its owner's liveness gives it. */
+  effective(): RunRecord {
+    const record = this.record;
+    if (record.status !== 'running' || ownerAlive(record, this.self)) return record;
+    // Its process is gone. Had it saved the synthesis (only the journal's last entry is missing),
+    // the run ended as far as the user is concerned: the same request reuses it rather than paying again.
+    if (record.synthesis.status !== 'answered' || !record.synthesis.file) return { ...record, status: 'interrupted' };
+    const status = record.candidates.every((candidate) => candidate.status === 'answered') ? 'complete' : 'partial';
+    return { ...record, status, warnings: [...record.warnings, LAST_ENTRY_LOST] };
   }
 
-  async view(maxChars: number): Promise<RunView> {
-    const record = structuredClone(await this.current());
+  /** The texts a result shows, each read up to `maxChars` characters: the synthesis, or else every saved answer. */
+  async texts(maxChars: number): Promise<{ record: RunRecord; texts: RunTexts }> {
+    const record = structuredClone(this.effective());
     const maxBytes = maxChars * 3 + 4;
     const answer = record.synthesis.file ? await this.read(record.synthesis.file, maxBytes) : undefined;
     const answers = new Map<number, string>();
@@ -99,24 +102,7 @@ export class StoredRun implements RunHandle {
         if (candidate.status !== 'answered') record.candidates[i] = recovered(candidate, file, text);
       }
     }
-    return { record, answer, answers, dir: this.folder.dir };
-  }
-
-  cancel(): boolean {
-    return false;
-  }
-
-  /**
-   * The record with `interrupted` for a running one whose process is gone; or, when that
-   * process had saved the synthesis (only the journal's last entry is missing), the end it had
-   * reached, so that the same request reuses the run instead of asking everyone again.
-   */
-  private effective(): RunRecord {
-    const record = this.record;
-    if (record.status !== 'running' || ownerAlive(record, this.self)) return record;
-    if (record.synthesis.status !== 'answered' || !record.synthesis.file) return { ...record, status: 'interrupted' };
-    const status = record.candidates.every((candidate) => candidate.status === 'answered') ? 'complete' : 'partial';
-    return { ...record, status, warnings: [...record.warnings, LAST_ENTRY_LOST] };
+    return { record, texts: { answer, answers, dir: this.folder.dir } };
   }
 
   private read(name: string, maxBytes: number): Promise<string | undefined> {

@@ -1,12 +1,27 @@
-import type { RunRecord } from './record.js';
+import type { RunState } from './record.js';
+import type { RunTexts } from './run.js';
+import type { RunView } from './service.js';
+import { fairCaps } from './synthesis.js';
 
-/** What a face (tool, task, resource, `ask`) reads of a run: the record and the texts it needs. */
-export interface RunView {
-  record: Readonly<RunRecord>;
-  /** The synthesized answer, once there is one. */
-  answer: string | undefined;
-  /** Candidates' answers, by 0-based index, while they may be shown (until a synthesis exists). */
-  answers: ReadonlyMap<number, string>;
-  /** The run folder, when the run is saved. */
-  dir: string | undefined;
+/**
+ * A run's view for a result of at most `maxChars` characters of answers: the synthesized answer
+ * cut to the cap, or else the candidates' answers sharing it fairly (the longest cut first).
+ * Only what a result can show is copied, so a view never carries more than the cap.
+ */
+export function viewOf(state: RunState, texts: RunTexts, maxChars: number): RunView {
+  if (texts.answer !== undefined) return { state, answer: prefix(texts.answer, maxChars), answers: new Map(), dir: texts.dir };
+  const entries = [...texts.answers.entries()].sort(([a], [b]) => a - b);
+  const caps = fairCaps(
+    entries.map(([, text]) => text.length),
+    maxChars,
+  );
+  const answers = new Map(entries.map(([index, text], i) => [index, prefix(text, caps[i]!)]));
+  return { state, answer: undefined, answers, dir: texts.dir };
+}
+
+/** The first `chars` characters, one less where the cut would split a surrogate pair (an emoji) in two. */
+export function prefix(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const last = text.charCodeAt(chars - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? chars - 1 : chars);
 }

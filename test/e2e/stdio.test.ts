@@ -104,7 +104,7 @@ describe('the installed package over stdio', () => {
 });
 
 describe('the process: stdout, logs, secrets and shutdown', () => {
-  it('writes nothing but JSON-RPC to stdout, logs to stderr and the log file, and never the key', async () => {
+  it('writes nothing but JSON-RPC to stdout, logs to stderr and the log file (with the run host’s lines), and never the key', async () => {
     const outputDir = await tempDir();
     const logFile = path.join(await tempDir(), 'server.log');
     const child = spawnBin([], userEnv(fake, outputDir, { PARALLEL_LLM_LOG_LEVEL: 'trace', PARALLEL_LLM_LOG_FILE: logFile }));
@@ -125,7 +125,8 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     const lines = stdout.trim().split('\n');
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines.some((line) => line.includes('notifications/progress'))).toBe(true);
-    expect(exit.stderr).toContain('"msg":"candidate answered"');
+    expect(exit.stderr).toContain('"msg":"process_prompt"');
+    await waitFor(async () => (await readFile(logFile, 'utf8')).includes('"msg":"candidate answered"'));
     const runFolder = JSON.parse(lines.find((line) => line.includes('"id":2'))!).result.structuredContent.run_folder;
     const everything = [stdout, exit.stderr, await readFile(logFile, 'utf8'), ...(await Promise.all((await readdir(runFolder)).map((f) => readFile(path.join(runFolder, f), 'utf8'))))];
     for (const text of everything) expect(text).not.toContain(VALID_KEY);
@@ -135,7 +136,7 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     ['SIGTERM arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGTERM')],
     ['SIGINT arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGINT')],
     ['SIGHUP arrives', (child: ReturnType<typeof spawnBin>) => child.kill('SIGHUP')],
-  ])('exits cleanly within 2 s when %s, even with a call in flight (the run is left to resume)', async (_name, stop) => {
+  ])('exits cleanly within 2 s when %s, even with a call in flight (its run goes on in the run host)', async (_name, stop) => {
     fake.on('e2e/hang', { hang: true });
     const child = spawnBin([], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/hang' }));
     let stdout = '';

@@ -7,13 +7,25 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
-import { createServer, type ParallelLlmServer } from '../../src/server.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { localRuns } from '../../src/run/from-config.js';
+import type { LocalRunService } from '../../src/run/local.js';
+import type { Runs } from '../../src/run/runs.js';
+import { createServer } from '../../src/server.js';
 import { testClient, silentLogger } from './client.js';
+import { stopHostsUnder } from './hosts.js';
 import { VALID_KEY, type FakeOpenRouter } from './fake-openrouter.js';
+
+/** The server under test, and the runs it uses (executed in the test's process: no run host). */
+export interface App {
+  server: McpServer;
+  runs: Runs;
+  service: LocalRunService;
+}
 
 export interface Harness {
   client: Client;
-  app: ParallelLlmServer;
+  app: App;
   config: Config;
   outputDir: string;
   close(): Promise<void>;
@@ -28,8 +40,14 @@ export async function tempDir(prefix = 'parallel-llm-test-'): Promise<string> {
   return dir;
 }
 
+/** Removes the test file's temporary folders, after stopping any run host that lives in one. */
 export async function removeTempDirs(): Promise<void> {
-  await Promise.all(madeHere.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all(
+    madeHere.splice(0).map(async (dir) => {
+      await stopHostsUnder(dir);
+      await rm(dir, { recursive: true, force: true });
+    }),
+  );
 }
 
 /** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
@@ -50,7 +68,8 @@ export async function startHarness(
     ...env,
   });
   const upstream = testClient(fake.url, { timeoutMs: config.timeoutMs, idleTimeoutMs: options.idleTimeoutMs ?? 2000, maxConnections: config.maxConcurrency });
-  const app = createServer({ config, client: upstream, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs });
+  const { runs, service } = localRuns(config, upstream, silentLogger);
+  const app = { server: createServer({ config, service, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs }), runs, service };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
   await app.server.connect(serverSide);

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Deadline } from '../clock.js';
+import { removeOwnFile, ensureHostDir } from './dir.js';
+import type { HostPaths } from './paths.js';
+import { HOST_NAME } from './protocol.js';
+import { connect } from './socket.js';
+import { SocketTransport } from './socket-transport.js';
+
+/** How long a face waits for a run host to be there: started by itself or by another face. */
+const START_MS = 10_000;
+/** A start lock older than this was left by a starter that died. */
+const STALE_LOCK_MS = 2 * START_MS;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * The face's way to the run host: connect to it, or start it and connect; or say why there can
+ * be no host (the caller then runs runs itself). Many faces starting at once start one host:
+ * the one that takes the start lock spawns it, the others wait for its socket.
+ */
+export async function reachHost(paths: HostPaths, version: string): Promise<{ client: Client } | { unavailable: string }> {
+  try {
+    await ensureHostDir(paths.dir);
+  } catch (error) {
+    return { unavailable: `the run host's folder cannot be used: ${(error as Error).message}` };
+  }
+  const deadline = Deadline.after(START_MS);
+  while (deadline.msLeft() > 0) {
+    const client = await openClient(paths, version).catch(() => undefined);
+    if (client) return { client };
+    const started = await startHost(paths, deadline);
+    if (started !== 'started' && started !== 'busy') return { unavailable: started.failed };
+    if (started === 'busy') await sleep(50);
+  }
+  return { unavailable: `the run host did not answer on ${paths.socket} within ${START_MS / 1000} s` };
+}
+
+/** An MCP client connected to the host on the socket: the host of this very version, or none. */
+export async function openClient(paths: HostPaths, version: string): Promise<Client> {
+  const socket = await connect(paths.socket);
+  const client = new Client({ name: 'parallel-llm-mcp-face', version });
+  try {
+    await client.connect(new SocketTransport(socket));
+    const host = client.getServerVersion();
+    if (host?.name !== HOST_NAME || host.version !== version) throw new Error(`${paths.socket} is served by ${host?.name} ${host?.version}, not the run host ${version}`);
+    return client;
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+type Started = 'started' | 'busy' | { failed: string };
+
+/** Starts the host under the start lock; `busy` when another face holds the lock (and is starting it). */
+async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
+  if (!(await takeLock(paths.lock))) {
+    if (await staleLock(paths.lock)) await removeOwnFile(paths.lock, 'file').catch(() => undefined);
+    return 'busy';
+  }
+  try {
+    return await spawnHost(paths, deadline);
+  } finally {
+    await removeOwnFile(paths.lock, 'file').catch(() => undefined);
+  }
+}
+
+async function takeLock(lock: string): Promise<boolean> {
+  try {
+    const handle = await open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    await handle.writeFile(`${JSON.stringify({ pid: process.pid, at: new Date().toISOString() })}\n`).finally(() => handle.close());
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** Whether the lock's holder is gone (its pid is dead) or has held it far longer than a start takes. */
+async function staleLock(lock: string): Promise<boolean> {
+  const info = await stat(lock).catch(() => undefined);
+  if (!info) return false;
+  if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
+  const pid = (JSON.parse((await readFile(lock, 'utf8').catch(() => '')) || '{}') as { pid?: unknown }).pid;
+  if (typeof pid !== 'number') return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Spawns the host detached, in its own session: a signal to this face's process group (Ctrl-C,
+ * a client ending its servers) never reaches it. It says `ready`, `exists` or `failed: why` on
+ * stdout; after that nobody reads it, and it lives on its own.
+ */
+function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...hostCommand(), 'host', paths.id], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], cwd: paths.dir, env: process.env });
+    let said = '';
+    const done = (outcome: Started) => {
+      clearTimeout(timer);
+      child.stdout?.destroy();
+      child.unref();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => done({ failed: `the run host said nothing within ${START_MS / 1000} s` }), deadline.msLeft());
+    child.once('error', (error) => done({ failed: `the run host could not be started: ${error.message}` }));
+    child.once('close', (code, signal) => done({ failed: `the run host ended at its start (${signal ?? `exit code ${code}`})${said ? `: ${said.trim()}` : ''}` }));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      said += chunk.toString('utf8');
+      const line = said.split('\n', 1)[0]!;
+      if (!said.includes('\n')) return;
+      done(line === 'ready' || line === 'exists' ? 'started' : { failed: line.replace(/^failed: /, '') });
+    });
+  });
+}
+
+/** How to run this very package's bin: the bundle's bin.js beside this code, or, from the sources, bin.ts through tsx. */
+function hostCommand(): string[] {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return ['--import', 'tsx', path.resolve(path.dirname(here), '..', 'bin.ts')];
+  return [path.join(path.dirname(here), 'bin.js')];
+}

@@ -1,0 +1,133 @@
+import { lstat } from 'node:fs/promises';
+import net from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createLogger } from '../log/logger.js';
+import { OpenRouterClient } from '../openrouter/client.js';
+import { localRuns } from '../run/from-config.js';
+import type { Runs } from '../run/runs.js';
+import { packageVersion } from '../version.js';
+import { ensureHostDir, removeOwnFile } from './dir.js';
+import { hostPaths, type HostPaths } from './paths.js';
+import { answers, listen } from './socket.js';
+import { hostServer } from './serve.js';
+import { SocketTransport } from './socket-transport.js';
+
+/** After a stop signal the host is gone this soon, its runs journaled as interrupted. */
+const FORCE_EXIT_MS = 3000;
+
+/** `parallel-llm-mcp host <id>`, as a face starts it: a bad setting is said to the starter, who reads stdout. */
+export async function hostCommand(args: string[], readConfig: () => Config): Promise<number | undefined> {
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+  let config: Config;
+  try {
+    config = readConfig();
+  } catch (error) {
+    report(`failed: ${(error as Error).message}`);
+    return 1;
+  }
+  await runHost(args, config);
+  return undefined;
+}
+
+/**
+ * The per-user run host, started detached (its own session, so a signal to a client's process
+ * group never reaches it) by the first face that needs it. It
+ * executes every run of every face with one pooled dispatcher and one concurrency limit, serves
+ * the faces MCP over its socket, and exits when it has had no run and no face for a while. It
+ * tells its starter on stdout `ready`, `exists` (another host has the socket) or `failed: why`;
+ * the starter stops reading then, so later writes to stdout or stderr must never fail the host.
+ */
+async function runHost(args: string[], config: Config): Promise<void> {
+  const version = packageVersion();
+  const paths = hostPaths(config, version);
+  if (args[0] !== paths.id) return report(`failed: this host's settings (${paths.id}) are not its starter's (${args[0] ?? 'none given'})`);
+  await ensureHostDir(paths.dir);
+  const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent' });
+  const client = OpenRouterClient.fromConfig(config, logger);
+  const { runs, service } = localRuns(config, client, logger);
+  const startedAt = new Date().toISOString();
+  let faces = 0;
+  const info = () => ({ pid: process.pid, version, started_at: startedAt, running: runs.running, faces, socket: paths.socket, log: config.logFile ?? paths.log });
+  const server = net.createServer((socket) => {
+    faces++;
+    socket.on('close', () => faces--);
+    socket.on('error', () => undefined);
+    void hostServer(service, version, info).connect(new SocketTransport(socket));
+  });
+  if (!(await listenAlone(server, paths.socket))) return report('exists');
+  const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;
+  const stop = stopper({ server, runs, client, logger, paths, socketIno });
+  process.once('SIGTERM', () => void stop('SIGTERM', true));
+  process.once('SIGINT', () => void stop('SIGINT', true));
+  // Detached, the host has no terminal to lose: a hang-up is no reason to stop paid runs.
+  process.on('SIGHUP', () => logger.info('SIGHUP ignored: the run host has no terminal'));
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'the run host failed');
+    void stop('an unexpected error', true, 1);
+  });
+  exitWhenIdle(config.hostIdleMs, () => faces > 0 || runs.running > 0, () => void stop('idle', false));
+  logger.info({ pid: process.pid, version, socket: paths.socket, idleMs: config.hostIdleMs }, 'run host ready');
+  report('ready');
+}
+
+function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Listens on the socket unless a live host already does; a socket file left by a dead host is replaced. */
+async function listenAlone(server: net.Server, socket: string): Promise<boolean> {
+  try {
+    await listen(server, socket);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || (await answers(socket))) return false;
+  }
+  await removeOwnFile(socket, 'socket');
+  await listen(server, socket);
+  return true;
+}
+
+/** Calls `stop` once nothing has kept the host busy for `idleMs`. */
+function exitWhenIdle(idleMs: number, busy: () => boolean, stop: () => void): void {
+  let lastBusy = Date.now();
+  const timer = setInterval(
+    () => {
+      if (busy()) lastBusy = Date.now();
+      else if (Date.now() - lastBusy >= idleMs) {
+        clearInterval(timer);
+        stop();
+      }
+    },
+    Math.min(1000, Math.max(50, idleMs / 4)),
+  );
+  timer.unref();
+}
+
+interface Parts {
+  server: net.Server;
+  runs: Runs;
+  client: OpenRouterClient;
+  logger: Logger;
+  paths: HostPaths;
+  socketIno: number | undefined;
+}
+
+/** Stops the host once: no new face, the socket removed (if it is still ours), runs interrupted when asked, logs flushed. */
+function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
+  let stopping = false;
+  return async (why: string, interrupt: boolean, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ why, running: runs.running }, 'run host stopping');
+    setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
+    server.close();
+    // A newer host may have taken the socket's name after this one lost it: remove only our own.
+    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno) await removeOwnFile(paths.socket, 'socket').catch(() => undefined);
+    if (interrupt) await runs.interruptAll('the run host was stopped');
+    await client.close();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    process.exit(exitCode);
+  };
+}

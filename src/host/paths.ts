@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../config.js';
+
+/** Unix sockets take paths of at most 107 bytes on Linux (103 on macOS): past that, no host. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+/** Where one run host lives: its socket, the lock its starter holds, its log. */
+export interface HostPaths {
+  /** The private folder (0700) that holds them; named pipes on Windows live elsewhere. */
+  dir: string;
+  /** The host's identity: its version and every setting the host itself uses. */
+  id: string;
+  socket: string;
+  lock: string;
+  log: string;
+}
+
+/**
+ * The settings a run host executes runs with. Faces with the same ones share one host; a face
+ * with another key, upstream, output folder or version gets a host of its own, so a host never
+ * runs a request with settings other than its starter's, and two versions never share one.
+ */
+function hostSettings(config: Config, version: string): unknown[] {
+  return [
+    version,
+    config.apiKey,
+    config.baseUrl,
+    config.outputDir,
+    config.saveOutputs,
+    config.maxConcurrency,
+    config.timeoutMs,
+    config.idleTimeoutMs,
+    config.maxRetries,
+    config.synthesisMaxChars,
+    config.maxAnswerChars,
+    config.logLevel,
+    config.logFile,
+  ];
+}
+
+export function hostPaths(config: Config, version: string, env: NodeJS.ProcessEnv = process.env, platform = process.platform): HostPaths {
+  const id = createHash('sha256').update(JSON.stringify(hostSettings(config, version))).digest('hex').slice(0, 16);
+  const dir = config.hostDir ?? defaultHostDir(env, platform);
+  const socket = platform === 'win32' ? `\\\\.\\pipe\\parallel-llm-mcp-${os.userInfo().username}-${id}` : path.join(dir, `${id}.sock`);
+  return { dir, id, socket, lock: path.join(dir, `${id}.lock`), log: path.join(dir, `${id}.log`) };
+}
+
+/** Why no socket can be made at these paths, or undefined when one can. */
+export function socketProblem(paths: HostPaths, platform = process.platform): string | undefined {
+  if (platform === 'win32' || Buffer.byteLength(paths.socket) <= MAX_SOCKET_PATH_BYTES) return undefined;
+  return `the run host's socket path (${paths.socket}) is longer than a Unix socket allows; set PARALLEL_LLM_HOST_DIR to a shorter folder`;
+}
+
+/**
+ * The per-user runtime folder: $XDG_RUNTIME_DIR (private to the user, cleared at logout), else a
+ * folder of the user's own in the temporary folder ($TMPDIR on macOS is already per user).
+ */
+function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  if (platform === 'win32') return path.win32.join(env.LOCALAPPDATA ?? path.win32.join(os.homedir(), 'AppData', 'Local'), 'parallel-llm-mcp', 'host');
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'parallel-llm-mcp');
+  return path.join(os.tmpdir(), `parallel-llm-mcp-${process.getuid?.() ?? os.userInfo().username}`);
+}

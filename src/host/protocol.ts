@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { stateSchema } from '../run/record.js';
+import { requestSchema } from '../run/request.js';
+
+/**
+ * What the run host offers its faces, as MCP tools over its socket: one tool per operation of
+ * the run service (src/run/service.ts), each answering with structuredContent of a declared
+ * shape, or `isError` with a lookup error. Both ends read these schemas.
+ */
+export const HOST_NAME = 'parallel-llm-run-host';
+
+export const TOOLS = {
+  start: 'start_run',
+  watch: 'watch_run',
+  view: 'view_run',
+  cancel: 'cancel_run',
+  list: 'list_runs',
+  info: 'host_info',
+} as const;
+
+const runId = z.string().min(1).max(200);
+
+export const inputs = {
+  start: { request: requestSchema, fresh: z.boolean().optional() },
+  watch: { run_id: runId, since: z.number().int().optional(), wait_ms: z.number().int().min(0).max(3_600_000) },
+  view: { run_id: runId, max_chars: z.number().int().min(0) },
+  cancel: { run_id: runId, reason: z.string().max(500) },
+  list: { limit: z.number().int().min(1).max(1000) },
+  info: {},
+};
+
+export const outputs = {
+  start: z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }),
+  watch: z.object({ state: stateSchema, version: z.number() }),
+  view: z.object({ state: stateSchema, answer: z.string().nullable(), answers: z.array(z.tuple([z.number(), z.string()])), dir: z.string().nullable() }),
+  cancel: z.object({ stopped: z.boolean(), reason: z.string().optional() }),
+  list: z.object({ runs: z.array(z.object({ id: z.string(), state: stateSchema.nullable() })) }),
+  info: z.object({ pid: z.number(), version: z.string(), started_at: z.string(), running: z.number(), faces: z.number(), socket: z.string(), log: z.string() }),
+};
+
+export const lookupErrorSchema = z.object({ error: z.object({ kind: z.enum(['bad_id', 'not_found', 'damaged', 'too_large']), message: z.string() }) });
+
+export type HostInfo = z.infer<typeof outputs.info>;

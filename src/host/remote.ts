@@ -1,0 +1,112 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { err, ok, type Result } from '../result.js';
+import type { RunRequest } from '../run/request.js';
+import type { CancelOutcome, Joined, Listing, LookupError, RunService, RunView, Watched } from '../run/service.js';
+import type { RunState } from '../run/record.js';
+import { TOOLS, lookupErrorSchema, outputs, type HostInfo } from './protocol.js';
+
+/** Beyond a wait's own length, how long a host request may take before the face gives up on it. */
+const REQUEST_SLACK_MS = 30_000;
+
+/**
+ * The run service of the run host, reached over its socket: every face operation is one tool
+ * call. When the connection is lost (the host exited, idle or killed), the next operation
+ * reaches a host again, starting one if need be; an operation cut off by the loss is tried once
+ * more there. Closing it disconnects this face and stops no run.
+ */
+export class HostRunService implements RunService {
+  readonly notice = undefined;
+  private client: Promise<Client>;
+  private lost = false;
+  private readonly startListeners = new Set<() => void>();
+
+  constructor(
+    first: Client,
+    private readonly reach: () => Promise<Client>,
+  ) {
+    this.client = Promise.resolve(this.watchLoss(first));
+  }
+
+  async start(request: RunRequest, options: { fresh?: boolean } = {}): Promise<{ id: string; joined: Joined; state: RunState }> {
+    const started = await this.call(TOOLS.start, { request, fresh: options.fresh }, outputs.start);
+    if (!started.ok) throw new Error(started.error.message);
+    for (const listener of this.startListeners) listener();
+    return { id: started.value.run_id, joined: started.value.joined, state: started.value.state };
+  }
+
+  watch(id: string, { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>> {
+    return this.call(TOOLS.watch, { run_id: id, since, wait_ms: Math.round(waitMs) }, outputs.watch, { signal, waitMs });
+  }
+
+  async view(id: string, maxChars: number): Promise<Result<RunView, LookupError>> {
+    const found = await this.call(TOOLS.view, { run_id: id, max_chars: maxChars }, outputs.view);
+    if (!found.ok) return found;
+    const { state, answer, answers, dir } = found.value;
+    return ok({ state, answer: answer ?? undefined, answers: new Map(answers), dir: dir ?? undefined });
+  }
+
+  async cancel(id: string, reason: string): Promise<CancelOutcome> {
+    const outcome = await this.call(TOOLS.cancel, { run_id: id, reason }, outputs.cancel);
+    if (!outcome.ok) return { stopped: false, reason: outcome.error.message };
+    return outcome.value.stopped ? { stopped: true } : { stopped: false, reason: outcome.value.reason ?? 'the run host did not say why' };
+  }
+
+  async list(limit: number): Promise<Listing[]> {
+    const listed = await this.call(TOOLS.list, { limit }, outputs.list);
+    return listed.ok ? listed.value.runs.map((run) => ({ id: run.id, state: run.state ?? undefined })) : [];
+  }
+
+  /** The host's own account of itself: pid, version, runs and faces. */
+  async info(): Promise<HostInfo> {
+    const info = await this.call(TOOLS.info, {}, outputs.info);
+    if (!info.ok) throw new Error(info.error.message);
+    return info.value;
+  }
+
+  onStart(listener: () => void): void {
+    this.startListeners.add(listener);
+  }
+
+  /** The host's runs are not this process's: nothing to wait for. */
+  async finished(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await (await this.client.catch(() => undefined))?.close();
+  }
+
+  /** One tool call, on a fresh connection when the last one was lost, tried once more when the loss cut it off. */
+  private async call<S extends z.ZodType>(tool: string, args: object, shape: S, wait: { signal?: AbortSignal; waitMs?: number } = {}): Promise<Result<z.infer<S>, LookupError>> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.lost) this.reconnect();
+      const client = await this.client;
+      try {
+        const result = (await client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, {
+          signal: wait.signal,
+          timeout: (wait.waitMs ?? 0) + REQUEST_SLACK_MS,
+        })) as CallToolResult;
+        if (result.isError) return err(lookupErrorSchema.parse(result.structuredContent).error);
+        return ok(shape.parse(result.structuredContent));
+      } catch (error) {
+        if (!this.lost || attempt > 1 || wait.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  private reconnect(): void {
+    this.lost = false;
+    this.client = this.reach().then((client) => this.watchLoss(client));
+    // A failed reach is reported by the call that awaits it; the next call tries again.
+    this.client.catch(() => (this.lost = true));
+  }
+
+  private watchLoss(client: Client): Client {
+    const closing = client.onclose;
+    client.onclose = () => {
+      this.lost = true;
+      closing?.();
+    };
+    return client;
+  }
+}

@@ -1,0 +1,39 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Result } from '../result.js';
+import type { LookupError, RunService } from '../run/service.js';
+import { HOST_NAME, TOOLS, inputs, type HostInfo } from './protocol.js';
+
+/**
+ * The run host's MCP server for one face's connection: each tool is one operation of the run
+ * service the host executes runs with. A face that goes away takes nothing with it: its waits
+ * end, its runs go on.
+ */
+export function hostServer(service: RunService, version: string, info: () => HostInfo): McpServer {
+  const server = new McpServer({ name: HOST_NAME, version }, { capabilities: { tools: {} } });
+  server.registerTool(TOOLS.start, { inputSchema: inputs.start }, async ({ request, fresh }) => {
+    const { id, joined, state } = await service.start(request, { fresh });
+    return data({ run_id: id, joined, state });
+  });
+  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms }, extra) =>
+    found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal }), (watched) => watched),
+  );
+  server.registerTool(TOOLS.view, { inputSchema: inputs.view }, async ({ run_id, max_chars }) =>
+    found(await service.view(run_id, max_chars), (view) => ({ state: view.state, answer: view.answer ?? null, answers: [...view.answers.entries()], dir: view.dir ?? null })),
+  );
+  server.registerTool(TOOLS.cancel, { inputSchema: inputs.cancel }, async ({ run_id, reason }) => data(await service.cancel(run_id, reason)));
+  server.registerTool(TOOLS.list, { inputSchema: inputs.list }, async ({ limit }) =>
+    data({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
+  );
+  server.registerTool(TOOLS.info, { inputSchema: inputs.info }, async () => data(info()));
+  return server;
+}
+
+function data(value: object): CallToolResult {
+  return { content: [], structuredContent: value as Record<string, unknown> };
+}
+
+function found<T>(result: Result<T, LookupError>, shape: (value: T) => object): CallToolResult {
+  if (result.ok) return data(shape(result.value));
+  return { content: [{ type: 'text', text: result.error.message }], structuredContent: { error: result.error }, isError: true };
+}

@@ -1,0 +1,113 @@
+import { err, ok, type Result } from '../result.js';
+import { isRunId, type RunStore } from '../store/run-store.js';
+import { changeWithin } from './change-signal.js';
+import { STATUS, stateOf } from './record.js';
+import type { Run } from './run.js';
+import type { Runs } from './runs.js';
+import type { CancelOutcome, Joined, Listing, LookupError, RunService, RunView, Watched } from './service.js';
+import type { RunRequest } from './request.js';
+import { viewOf } from './view.js';
+
+/** The largest run.json read to list a run (a huge prompt makes a huge journal). */
+const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The runs of this process as a service: what the run host offers its faces over its socket,
+ * and what a face uses directly where no run host can start. Runs of other processes are read
+ * from their folders.
+ */
+export class LocalRunService implements RunService {
+  constructor(
+    private readonly runs: Runs,
+    private readonly store: RunStore | undefined,
+    readonly notice: string | undefined = undefined,
+    /** What else closing lets go of (the upstream client's connections). */
+    private readonly release: () => Promise<void> = async () => undefined,
+  ) {}
+
+  async start(request: RunRequest, options: { fresh?: boolean } = {}): Promise<{ id: string; joined: Joined; state: Watched['state'] }> {
+    const { run, joined } = await this.runs.start(request, options);
+    if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
+    return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
+  }
+
+  async watch(id: string, { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>> {
+    if (!isRunId(id)) return err(badId(id));
+    const run = this.runs.liveRun(id);
+    if (run) return ok(await watchLive(run, since, waitMs, signal));
+    if (!this.runs.stored) return err(notSaved(id));
+    const watched = await this.runs.stored.watch(id, since, waitMs, signal);
+    return watched.ok ? ok({ state: stateOf(watched.value.record), version: watched.value.version }) : watched;
+  }
+
+  async view(id: string, maxChars: number): Promise<Result<RunView, LookupError>> {
+    if (!isRunId(id)) return err(badId(id));
+    const run = this.runs.liveRun(id);
+    if (run) return ok(viewOf(run.state(), run.texts(), maxChars));
+    if (!this.runs.stored) return err(notSaved(id));
+    const opened = await this.runs.stored.open(id);
+    if (!opened.ok) return opened;
+    const { record, texts } = await opened.value.texts(maxChars);
+    return ok(viewOf(stateOf(record), texts, maxChars));
+  }
+
+  async cancel(id: string, reason: string): Promise<CancelOutcome> {
+    const run = isRunId(id) ? this.runs.liveRun(id) : undefined;
+    if (run?.status === 'running') {
+      run.cancel(reason);
+      return { stopped: true };
+    }
+    if (run) return { stopped: false, reason: `run ${id} is not running: it is ${run.status}` };
+    const found = await this.watch(id, { waitMs: 0 });
+    if (!found.ok) return { stopped: false, reason: found.error.message };
+    const { state } = found.value;
+    if (state.status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${state.status}` };
+    return { stopped: false, reason: `run ${id} is executed by another process (pid ${state.owner.pid} on ${state.owner.host}); stop it there` };
+  }
+
+  /** An orphan folder (no journal, or a damaged one) is left out; a journal too large to read for a list is listed by its id. */
+  async list(limit: number): Promise<Listing[]> {
+    const onDisk = (await this.store?.listRuns(limit).catch(() => [])) ?? [];
+    const ids = [...new Set([...this.runs.liveIds(), ...onDisk])].sort().reverse().slice(0, limit);
+    const listed = await Promise.all(ids.map((id) => this.listed(id)));
+    return listed.filter((listing): listing is Listing => listing !== undefined);
+  }
+
+  onStart(listener: () => void): void {
+    this.runs.onStart(listener);
+  }
+
+  finished(): Promise<void> {
+    return this.runs.idle();
+  }
+
+  /** This process is ending: its runs are journaled as interrupted, to be resumed by the same request. */
+  async close(): Promise<void> {
+    await this.runs.interruptAll();
+    await this.release();
+  }
+
+  private async listed(id: string): Promise<Listing | undefined> {
+    const run = this.runs.liveRun(id);
+    if (run) return { id, state: run.state() };
+    const opened = await this.runs.stored?.open(id, LISTED_RECORD_BYTES);
+    if (opened?.ok) return { id, state: stateOf(opened.value.effective()) };
+    return opened?.error.kind === 'too_large' ? { id, state: undefined } : undefined;
+  }
+}
+
+/** A run of this process once it has moved past the reader's version `since`, or after `waitMs`. */
+async function watchLive(run: Run, since: number | undefined, waitMs: number, signal: AbortSignal | undefined): Promise<Watched> {
+  if (since === run.version && waitMs > 0 && !STATUS[run.status].settled) await changeWithin(run.nextChange(since), waitMs, signal);
+  return { state: run.state(), version: run.version };
+}
+
+const badId = (id: string): LookupError => ({
+  kind: 'bad_id',
+  message: `"${id.slice(0, 80)}" is not a run id. A run id looks like 2026-11-23T16-15-00.123Z_9f3a1c2e: use the run_id from a process_prompt result.`,
+});
+
+const notSaved = (id: string): LookupError => ({
+  kind: 'not_found',
+  message: `there is no run ${id}: runs are not saved (PARALLEL_LLM_SAVE_OUTPUTS=false), so only runs of this process from the last 10 minutes can be read`,
+});

@@ -1,0 +1,64 @@
+import type { Result } from '../result.js';
+import type { RunState } from './record.js';
+import type { RunRequest } from './request.js';
+
+/** How a request met its run: a new one, one already there (nothing paid again), or a stopped one taken over. */
+export type Joined = 'new' | 'attached' | 'resumed';
+
+/** Why a run cannot be read: an id that is no run's, a run that is not there, one whose journal is damaged, or larger than the reader allows. */
+export interface LookupError {
+  kind: 'bad_id' | 'not_found' | 'damaged' | 'too_large';
+  message: string;
+}
+
+/** A run as it stands, and its version: a watcher passes the version back to wait for the next change. */
+export interface Watched {
+  state: RunState;
+  version: number;
+}
+
+/** What a face shows of a run: its state, the texts a result carries (each already within the result's cap), and its folder. */
+export interface RunView {
+  state: RunState;
+  /** The synthesized answer, once there is one. */
+  answer: string | undefined;
+  /** Candidates' answers, by 0-based index, while they are what a result shows (until a synthesis exists). */
+  answers: ReadonlyMap<number, string>;
+  /** The run folder, when the run is saved. */
+  dir: string | undefined;
+}
+
+export interface Listing {
+  id: string;
+  /** Undefined when the run's journal is too large to read for a list (a huge prompt). */
+  state: RunState | undefined;
+}
+
+/** What a cancel did: stopped the run, or why not. */
+export type CancelOutcome = { stopped: true } | { stopped: false; reason: string };
+
+/**
+ * Everything a face (the MCP tools and tasks, `ask`, `runs`, `cancel`) needs of the runs,
+ * wherever they execute: in the run host (reached over its socket) or, where no host can
+ * start, in this process. Faces hold run ids, never runs.
+ */
+export interface RunService {
+  /** The run of this request: a new one, the same request's run (attached), or its stopped run taken over (resumed). */
+  start(request: RunRequest, options?: { fresh?: boolean }): Promise<{ id: string; joined: Joined; state: RunState }>;
+  /** The run as it stands once its version is no longer `since` (at once when `since` is not given), or after `waitMs`. */
+  watch(id: string, options: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>>;
+  /** The run's texts for a result of at most `maxChars` characters of answers. */
+  view(id: string, maxChars: number): Promise<Result<RunView, LookupError>>;
+  /** An explicit stop: every upstream request of the run is aborted and nothing more is billed. */
+  cancel(id: string, reason: string): Promise<CancelOutcome>;
+  /** The newest runs that can be read, newest first. */
+  list(limit: number): Promise<Listing[]>;
+  /** Called whenever a new run starts (for the resource list). */
+  onStart(listener: () => void): void;
+  /** Said once to the user, in the first result: how runs execute here, when that is not as usual. */
+  readonly notice: string | undefined;
+  /** Settles once the runs this process executes have ended: at once when they execute in the run host. */
+  finished(): Promise<void>;
+  /** This face is done: runs executed in this process stop, journaled to be resumed; the run host's go on. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,85 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ok, type Result } from '../result.js';
+import type { RunStore } from '../store/run-store.js';
+import { ChangeSignal, changeWithin } from './change-signal.js';
+import { STATUS, type Owner, type RunRecord } from './record.js';
+import type { LookupError } from './service.js';
+import { StoredRun } from './stored.js';
+
+/** How often a watched run of another process has its journal read again. */
+const POLL_MS = 250;
+
+interface Watch {
+  run: StoredRun;
+  record: RunRecord;
+  version: number;
+  changes: ChangeSignal;
+  watchers: number;
+  polling: boolean;
+}
+
+/**
+ * Runs of other processes (or from before a restart), known from their folders. However many
+ * waiters follow one run, its journal is read by one poll loop, while any of them waits: each
+ * waiter wakes at the change it has not seen, without a read of its own.
+ */
+export class StoredRuns {
+  private readonly watches = new Map<string, Watch>();
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly self: Owner,
+  ) {}
+
+  open(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
+    return StoredRun.open(this.store, id, this.self, maxBytes);
+  }
+
+  /** The run as it stands, once its version is past `since` or `waitMs` has passed; a version counts the changes seen here. */
+  async watch(id: string, since: number | undefined, waitMs: number, signal?: AbortSignal): Promise<Result<{ record: RunRecord; version: number }, LookupError>> {
+    const watch = this.watches.get(id) ?? (await this.begin(id));
+    if (!('run' in watch)) return watch;
+    watch.watchers++;
+    try {
+      if (since === watch.version && waitMs > 0 && !STATUS[watch.record.status].settled) {
+        this.poll(watch);
+        await changeWithin(watch.changes.wait(since), waitMs, signal);
+      }
+      return ok({ record: watch.record, version: watch.version });
+    } finally {
+      if (--watch.watchers === 0) this.watches.delete(id);
+    }
+  }
+
+  private async begin(id: string): Promise<Watch | Result<never, LookupError>> {
+    const opened = await this.open(id);
+    if (!opened.ok) return opened;
+    // Another waiter may have begun the same watch meanwhile: share it.
+    const raced = this.watches.get(id);
+    if (raced) return raced;
+    const watch: Watch = { run: opened.value, record: opened.value.effective(), version: 0, changes: new ChangeSignal(), watchers: 0, polling: false };
+    this.watches.set(id, watch);
+    return watch;
+  }
+
+  /** One loop per run, for as long as anyone waits on it and it may still change. */
+  private poll(watch: Watch): void {
+    if (watch.polling) return;
+    watch.polling = true;
+    void (async () => {
+      while (watch.watchers > 0 && !STATUS[watch.record.status].settled) {
+        await sleep(POLL_MS);
+        await this.read(watch);
+      }
+      watch.polling = false;
+    })();
+  }
+
+  private async read(watch: Watch): Promise<void> {
+    const record = await watch.run.refresh();
+    if (record.updated_at === watch.record.updated_at && record.status === watch.record.status) return;
+    watch.record = record;
+    watch.version++;
+    watch.changes.notify();
+  }
+}
