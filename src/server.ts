@@ -24,6 +24,8 @@ export interface ServerDeps {
   version: string;
   /** How often a waiting call reports progress (at most every 10 s is promised). */
   heartbeatMs?: number;
+  /** How often a task's client is told to poll it. */
+  taskPollMs?: number;
 }
 
 /**
@@ -47,7 +49,7 @@ export function createServer(deps: ServerDeps): McpServer {
     connectionClosed: () => closed,
   };
   const resultOf = async (handle: RunHandle, layout: Layout) => toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
-  const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout));
+  const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs);
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
     {

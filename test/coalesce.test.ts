@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CoalescingWriter } from '../src/store/coalesce.js';
 
 /** A slow "disk" that records every write it performs, in order. */
@@ -53,5 +53,80 @@ describe('CoalescingWriter', () => {
     expect(performed).toEqual([['f', 'good']]);
     await writer.write('f', 'again');
     expect(performed.at(-1)).toEqual(['f', 'again']);
+  });
+});
+
+describe('CoalescingWriter: a write that catches up', () => {
+  /** A disk that refuses every write while `full`, and records the times (on the fake clock) of every try. */
+  function fullDisk() {
+    const state = { full: true, tries: [] as number[], landed: [] as string[] };
+    const writer = new CoalescingWriter(
+      async (_key, content) => {
+        state.tries.push(Date.now());
+        if (state.full) throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
+        state.landed.push(content);
+      },
+      { firstMs: 500, maxMs: 4000 },
+    );
+    return { writer, state };
+  }
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('tells its caller of the failure, then tries the content again, 0.5 s and doubling to the cap, until it lands', async () => {
+    const { writer, state } = fullDisk();
+    const started = Date.now();
+    await expect(writer.write('run.json', 'finished', { catchUp: true })).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(writer.dirty('run.json')).toBe(true);
+    let flushed = false;
+    void writer.flushed('run.json').then(() => (flushed = true));
+    await vi.advanceTimersByTimeAsync(30_000);
+    const gaps = state.tries.map((at, i) => at - (state.tries[i - 1] ?? started));
+    expect(gaps.slice(0, 6)).toEqual([0, 500, 1000, 2000, 4000, 4000]);
+    expect(flushed).toBe(false);
+
+    state.full = false;
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(state.landed).toEqual(['finished']);
+    expect(flushed).toBe(true);
+    expect(writer.dirty('run.json')).toBe(false);
+  });
+
+  it('tries a newer content at once in place of the one waiting to be tried again, which never lands', async () => {
+    const { writer, state } = fullDisk();
+    await expect(writer.write('run.json', 'step 1', { catchUp: true })).rejects.toThrow();
+    state.full = false;
+    await writer.write('run.json', 'step 2', { catchUp: true });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(state.landed).toEqual(['step 2']);
+    expect(writer.dirty('run.json')).toBe(false);
+  });
+
+  it('starts again from 0.5 s after a content has landed', async () => {
+    const { writer, state } = fullDisk();
+    await expect(writer.write('run.json', 'a', { catchUp: true })).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(1500);
+    state.full = false;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(writer.dirty('run.json')).toBe(false);
+    state.full = true;
+    state.tries.length = 0;
+    await expect(writer.write('run.json', 'b', { catchUp: true })).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(state.tries).toHaveLength(2);
+  });
+
+  it('gives up on a write made without catchUp: it is not tried again and the file is no longer dirty', async () => {
+    const { writer, state } = fullDisk();
+    await expect(writer.write('final.md', 'answer')).rejects.toThrow();
+    await writer.flushed('final.md');
+    expect(writer.dirty('final.md')).toBe(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(state.tries).toHaveLength(1);
   });
 });

@@ -208,6 +208,32 @@ describe('cancellation', () => {
     expect(requests('timeout/three')).toBe(1);
   });
 
+  it('ends only the call when Codex cancels it at its tool timeout ("MCP request cancelled by caller"): the run goes on', async () => {
+    const harness = await start({ ...slowThird('codex', 600), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const abortedBefore = fake.aborted;
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    await waitFor(() => requests('codex/three') === 1);
+    controller.abort('MCP request cancelled by caller');
+    await expect(pending).rejects.toThrow();
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
+    const results = await collect(harness, runId!);
+    expect(results.at(-1)).toMatchObject({ status: 'complete', answer: 'synthesis for codex' });
+    expect(fake.aborted).toBe(abortedBefore);
+  });
+
+  it('learns the client’s real limit from its first timeout: later calls return before it', async () => {
+    // The budget allows 20 s, but this user set the client's limit to 1.5 s.
+    const harness = await start(slowThird('learned', 5000));
+    await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 1500 })).rejects.toThrow(/timed out/);
+    const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
+    const before = Date.now();
+    const { data } = await getRun(harness, { run_id: runId, poll: 1 }, { timeout: 1500 });
+    expect(Date.now() - before).toBeLessThan(1500);
+    expect(data!.status).toBe('running');
+    expect(data!.budget_ms).toBeLessThan(1500);
+  });
+
   it('stops the run and every upstream request when the user cancels', async () => {
     const harness = await start({ ...slowThird('stop', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
     const abortedBefore = fake.aborted;
@@ -249,6 +275,35 @@ describe('cancellation', () => {
     const { data } = await getRun(second, { run_id: record!.run_id });
     expect(data).toMatchObject({ status: 'complete', answer: 'synthesis for gone' });
     expect(requests('gone/synth')).toBe(1);
+  });
+});
+
+describe('a stopped run', () => {
+  it('is taken over by the same request, which reuses every saved answer and asks only the models that have none', async () => {
+    const harness = await start({ ...slowThird('restart', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
+    const controller = new AbortController();
+    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
+    fake.on('restart/three', { answer: 'three from restart', delayMs: 20 });
+    const { text, data } = await processPrompt(harness, { prompt: 'q' });
+    expect(data).toMatchObject({ status: 'complete', joined: 'resumed', answer: 'synthesis for restart' });
+    expect(['restart/one', 'restart/two', 'restart/three', 'restart/synth'].map(requests)).toEqual([1, 1, 2, 1]);
+    expect(data!.models.map((model) => model.usage?.cost)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
+    expect(text).toContain('2 answers');
+    expect(text).toContain('reused from before the run was stopped, not paid again.');
+    expect(data!.new_cost).toBeLessThan(data!.totals.cost!);
+  });
+
+  it('is never joined by a request paid with another key', async () => {
+    const outputDir = await tempDir();
+    const first = await start(slowThird('other-key', 20), { outputDir });
+    expect((await processPrompt(first, { prompt: 'q' })).data!.joined).toBe('new');
+    const second = await start({ ...slowThird('other-key', 20), OPENROUTER_API_KEY: 'sk-or-v1-another-key-9876543210' }, { outputDir });
+    const { data } = await processPrompt(second, { prompt: 'q' });
+    expect(data!.joined).toBe('new');
   });
 });
 

@@ -28,7 +28,7 @@ async function start(prefix: string, slowMs: number, options: Parameters<typeof 
   return harness;
 }
 
-type Message = { type: string; task?: { taskId: string; status: string }; result?: CallToolResult; error?: Error };
+type Message = { type: string; task?: { taskId: string; status: string; ttl?: number | null }; result?: CallToolResult; error?: Error };
 
 async function runAsTask(harness: Harness, args: Record<string, unknown>, onMessage: (message: Message) => void = () => undefined): Promise<Message[]> {
   const messages: Message[] = [];
@@ -134,5 +134,29 @@ describe('process_prompt as a task', () => {
     await finished.catch(() => undefined);
     expect(fake.requestsFor('taken-over/one')).toHaveLength(1);
     expect(fake.requestsFor('taken-over/synth')).toHaveLength(0);
+  });
+
+  it.each([
+    ['negative', -5, 60_000],
+    ['huge', 1e15, 24 * 60 * 60 * 1000],
+  ])('clamps a %s ttl to its bounds instead of echoing it', async (_name, ttl, kept) => {
+    const harness = await start(`ttl-${ttl}`, 10);
+    const stream = harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: { prompt: 'q' } }, CallToolResultSchema, { task: { ttl } });
+    let created: Message | undefined;
+    for await (const message of stream) if (message.type === 'taskCreated') created ??= message as Message;
+    expect(created!.task!.ttl).toBe(kept);
+  });
+
+  it('lists tasks a page at a time, honouring the cursor', async () => {
+    const harness = await start('pages', 10);
+    const ids = await Promise.all(
+      Array.from({ length: 55 }, async (_, i) => (await runAsTask(harness, { prompt: `q${i}` })).find((m) => m.type === 'taskCreated')!.task!.taskId),
+    );
+    const first = await harness.client.experimental.tasks.listTasks();
+    expect(first.tasks).toHaveLength(50);
+    expect(first.nextCursor).toBeDefined();
+    const second = await harness.client.experimental.tasks.listTasks(first.nextCursor);
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.tasks, ...second.tasks].map((task) => task.taskId).sort()).toEqual([...ids].sort());
   });
 });

@@ -11,8 +11,6 @@ import type { RunService } from '../run/service.js';
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const MIN_TTL_MS = 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
-/** What the client is told about how often to ask. */
-const POLL_INTERVAL_MS = 2000;
 /** How long a result asked for just after a cancel waits for the run to wind down. */
 const SETTLE_MS = 3000;
 /** Tasks per page of tasks/list. */
@@ -39,6 +37,8 @@ export class RunTaskStore implements TaskStore {
     private readonly service: RunService,
     /** The run's result as the client reads it. */
     private readonly present: (handle: RunHandle) => Promise<CallToolResult>,
+    /** What the client is told about how often to ask. */
+    private readonly pollIntervalMs = 2000,
   ) {}
 
   async createTask(params: CreateTaskOptions, _requestId: RequestId, request: Request): Promise<Task> {
@@ -48,7 +48,7 @@ export class RunTaskStore implements TaskStore {
     // The same request as a task again joins its run, as long as that task is still working.
     const existing = this.entries.get(taskId);
     if (existing?.task.status === 'working') return existing.task;
-    return this.add(newTask(taskId, new Date().toISOString(), clampTtl(params.ttl)), plain).task;
+    return this.add(this.newTask(taskId, new Date().toISOString(), clampTtl(params.ttl)), plain).task;
   }
 
   isPlain(taskId: string): boolean {
@@ -114,7 +114,7 @@ export class RunTaskStore implements TaskStore {
     if (known) return known;
     const found = await this.service.watch(taskId, { waitMs: 0 });
     if (!found.ok) return undefined;
-    return this.add(newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS), false);
+    return this.add(this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS), false);
   }
 
   /** Kept for its ttl from now, whatever its status, as the MCP spec asks; a plain call's until its result is read. */
@@ -141,15 +141,16 @@ export class RunTaskStore implements TaskStore {
     Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
   }
 
+  private newTask(taskId: string, createdAt: string, ttl: number): Task {
+    return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: this.pollIntervalMs };
+  }
+
   private async ended(runId: string): Promise<boolean> {
     const found = await this.service.watch(runId, { waitMs: 0 });
     return found.ok && STATUS[found.value.state.status].settled;
   }
 }
 
-function newTask(taskId: string, createdAt: string, ttl: number): Task {
-  return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: POLL_INTERVAL_MS };
-}
 
 /** The client's ttl within bounds: a negative, absurd or missing one is never echoed back. */
 function clampTtl(ttl: number | null | undefined): number {

@@ -97,6 +97,11 @@ export class Run {
     if (this.record.status === 'running') this.stopper.abort(new RunStopped('interrupted', reason));
   }
 
+  /** Stopped, but still winding down its requests: it will settle as cancelled or interrupted. */
+  get stopping(): boolean {
+    return this.record.status === 'running' && this.stopper.signal.aborted;
+  }
+
   stopped(): RunStopped | undefined {
     return this.stopper.signal.aborted ? (this.stopper.signal.reason as RunStopped) : undefined;
   }

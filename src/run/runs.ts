@@ -104,8 +104,13 @@ export class Runs {
   /** The run this request already has: running or recently finished (joined), or stopped (resumed now). */
   private async joinOrResume(key: string, request: RunRequest): Promise<{ run: Found; joined: Joined } | undefined> {
     const liveId = this.latestByKey.get(key);
-    const run = liveId ? this.live.get(liveId) : undefined;
-    if (run && this.reusable(run.state())) return { run: { live: run }, joined: 'attached' };
+    let run = liveId ? this.live.get(liveId) : undefined;
+    if (run && !run.stopping && this.reusable(run.state())) return { run: { live: run }, joined: 'attached' };
+    if (run && (run.stopping || STATUS[run.status].resumable)) {
+      // Stopped: once its last journal entry is written, it is resumed from its folder.
+      await run.settled;
+      run = this.live.get(run.id);
+    }
     // The index names the request's newest run of any process; this process's last one (found
     // on disk once it has ended) stands in when the index cannot be read.
     const storedId = (await this.options.store?.readIndex(key).catch(() => undefined))?.trim() || (run ? undefined : liveId);

@@ -1,8 +1,33 @@
-interface Pending {
-  content: string;
+/** How a write that must catch up is tried again: after `firstMs`, then twice as long each time, up to `maxMs`. */
+export interface Backoff {
+  firstMs: number;
+  maxMs: number;
+}
+
+/** A journal's rewrites, after ENOSPC, EIO or EACCES: soon at first, then every 30 s at most. */
+export const CATCH_UP_BACKOFF: Backoff = { firstMs: 500, maxMs: 30_000 };
+
+interface Deferred {
   promise: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+interface Job {
+  content: string;
+  catchUp: boolean;
+  /** The callers of this content and of those it replaced. */
+  callers: Deferred;
+}
+
+/** One file's writes: the lane exists for as long as the file's latest content is not known to be on disk. */
+interface Lane {
+  next: Job | undefined;
+  writing: boolean;
+  /** The timer of the next try of a content that failed to land and must catch up. */
+  retry: NodeJS.Timeout | undefined;
+  delayMs: number;
+  clean: Deferred;
 }
 
 /**
@@ -11,50 +36,96 @@ interface Pending {
  * (a run's journal) costs at most two writes however fast the steps come, and an older
  * version never lands after a newer one. Every caller's promise settles once its content,
  * or a newer one, is written (or that write failed).
+ *
+ * A write made with `catchUp` does not give up when it fails: its callers learn of the
+ * failure, and the latest content is tried again with backoff until it lands or a newer
+ * content replaces it, so a journal is brought up to date as soon as the disk takes writes
+ * again, without waiting for the run's next step. The timers do not keep the process alive.
  */
 export class CoalescingWriter {
-  /** Files with a write in flight, and the write waiting behind it, if any. */
-  private readonly busy = new Map<string, { waiting?: Pending }>();
+  private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly perform: (key: string, content: string) => Promise<void>) {}
+  constructor(
+    private readonly perform: (key: string, content: string) => Promise<void>,
+    private readonly backoff: Backoff = CATCH_UP_BACKOFF,
+  ) {}
 
-  write(key: string, content: string): Promise<void> {
-    const lane = this.busy.get(key);
-    if (!lane) {
-      this.busy.set(key, {});
-      return this.run(key, content);
-    }
-    lane.waiting ??= pending();
-    lane.waiting.content = content;
-    return lane.waiting.promise;
+  write(key: string, content: string, { catchUp = false } = {}): Promise<void> {
+    const lane = this.lanes.get(key) ?? this.newLane(key);
+    // A newer content replaces the one waiting to be tried again.
+    clearTimeout(lane.retry);
+    lane.retry = undefined;
+    lane.next ??= { content, catchUp, callers: deferred() };
+    Object.assign(lane.next, { content, catchUp });
+    const { promise } = lane.next.callers;
+    if (!lane.writing) this.pump(key, lane);
+    return promise;
   }
 
-  private async run(key: string, content: string): Promise<void> {
-    try {
-      await this.perform(key, content);
-    } finally {
-      this.startWaiting(key);
-    }
+  /** Whether the latest content of `key` is not on disk yet (being written, waiting, or to be tried again). */
+  dirty(key: string): boolean {
+    return this.lanes.has(key);
   }
 
-  private startWaiting(key: string): void {
-    const lane = this.busy.get(key)!;
-    const next = lane.waiting;
-    if (!next) {
-      this.busy.delete(key);
+  /** Settles once the latest content of `key` is on disk (or, written without `catchUp`, has failed). */
+  flushed(key: string): Promise<void> {
+    return this.lanes.get(key)?.clean.promise ?? Promise.resolve();
+  }
+
+  private newLane(key: string): Lane {
+    const lane: Lane = { next: undefined, writing: false, retry: undefined, delayMs: this.backoff.firstMs, clean: deferred() };
+    this.lanes.set(key, lane);
+    return lane;
+  }
+
+  /** Starts the waiting write, if any; a lane with nothing waiting and nothing to try again is clean. */
+  private pump(key: string, lane: Lane): void {
+    const job = lane.next;
+    if (!job) {
+      if (lane.retry) return;
+      this.lanes.delete(key);
+      lane.clean.resolve();
       return;
     }
-    lane.waiting = undefined;
-    this.run(key, next.content).then(next.resolve, next.reject);
+    lane.next = undefined;
+    lane.writing = true;
+    this.perform(key, job.content).then(
+      () => {
+        lane.writing = false;
+        lane.delayMs = this.backoff.firstMs;
+        job.callers.resolve();
+        this.pump(key, lane);
+      },
+      (error: unknown) => {
+        lane.writing = false;
+        job.callers.reject(error);
+        if (job.catchUp && !lane.next) this.tryAgainLater(key, lane, job.content);
+        this.pump(key, lane);
+      },
+    );
+  }
+
+  private tryAgainLater(key: string, lane: Lane, content: string): void {
+    const delay = lane.delayMs;
+    lane.delayMs = Math.min(delay * 2, this.backoff.maxMs);
+    lane.retry = setTimeout(() => {
+      lane.retry = undefined;
+      // Nobody waits on this try: its failure is only a reason to try again.
+      const callers = deferred();
+      callers.promise.catch(() => undefined);
+      lane.next = { content, catchUp: true, callers };
+      this.pump(key, lane);
+    }, delay);
+    lane.retry.unref();
   }
 }
 
-function pending(): Pending {
+function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
     resolve = res;
     reject = rej;
   });
-  return { content: '', promise, resolve, reject };
+  return { promise, resolve, reject };
 }

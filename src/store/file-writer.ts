@@ -1,18 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { publish } from './files.js';
-
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-
-/** Runs a file step under the store's time limit. */
-export type Limit = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+import type { Disk } from './disk.js';
+import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 
 /**
  * A file written piece by piece, as its text arrives, under a temporary name in the staging
  * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
  * be held whole in memory, and a file is still whole or absent, even after a kill -9.
+ * The temporary file stays open until it has its name: if its folder is removed meanwhile, the
+ * open file is the only copy left, and it is copied into the folders made again.
  */
 export class FileWriter {
   private readonly temporary: string;
@@ -22,16 +19,19 @@ export class FileWriter {
   private failure: unknown;
 
   constructor(
-    stagingDir: string,
+    private readonly disk: Disk,
     private readonly target: string,
-    private readonly limit: Limit,
   ) {
-    this.temporary = path.join(stagingDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
-    const opening = open(this.temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-    this.handle = limit(`creating ${this.temporary}`, () => opening);
+    this.temporary = temporaryName(disk.stagingDir, path.basename(target));
+    let opening: Promise<FileHandle> | undefined;
+    this.handle = disk.limit(`creating ${this.temporary}`, (signal) => {
+      // Read and write: the copy above reads it back.
+      opening = disk.inFolders(this.temporary, signal, () => openNew(this.temporary, constants.O_RDWR));
+      return opening;
+    });
     this.queue = this.handle.catch((error: unknown) => (this.failure ??= error));
     // A file that opens after its time ran out is closed and removed at once: nobody will write it.
-    void this.handle.catch(() => opening.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
+    void this.handle.catch(() => opening?.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
   }
 
   /** Appends `text`, in order; a failure is kept for `finish`. */
@@ -39,34 +39,55 @@ export class FileWriter {
     this.queue = this.queue.then(async () => {
       if (this.failure) return;
       const handle = await this.handle;
-      await this.limit(`writing ${this.temporary}`, () => handle.write(text)).catch((error: unknown) => (this.failure ??= error));
+      await this.disk.limit(`writing ${this.temporary}`, () => handle.write(text)).catch((error: unknown) => (this.failure ??= error));
     });
   }
 
-  /** Once every piece is written: the file under its name, whole. */
+  /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
-    await this.settle();
-    await this.limit(`writing ${this.target}`, (signal) => publish(this.temporary, this.target, signal));
+    await this.queue;
+    const handle = await this.handle.catch(() => undefined);
+    try {
+      if (this.failure || !handle) throw this.failure;
+      await this.disk.limit(`writing ${this.target}`, (signal) => this.publishFrom(handle, signal));
+    } catch (error) {
+      await this.close(handle).catch(() => undefined);
+      await this.remove();
+      throw error;
+    }
+    await this.close(handle).catch(async (error: unknown) => {
+      // The file system reported a lost write at close: the file under its name is not whole.
+      await this.disk.limit(`removing ${this.target}`, () => unlink(this.target)).catch(() => undefined);
+      throw error;
+    });
   }
 
   /** The temporary file removed: the text was not the whole answer. */
   async discard(): Promise<void> {
-    await this.settle().catch(() => undefined);
+    await this.queue;
+    await this.close(await this.handle.catch(() => undefined)).catch(() => undefined);
     await this.remove();
   }
 
-  /** Every piece written and the file closed, each step within its limit; rejects with the first failure. */
-  private async settle(): Promise<void> {
-    await this.queue;
-    const handle = await this.handle.catch(() => undefined);
-    if (handle) await this.limit(`closing ${this.temporary}`, () => handle.close()).catch((error: unknown) => (this.failure ??= error));
-    if (this.failure) {
-      await this.remove();
-      throw this.failure;
+  /** Renames the temporary file into place; after a folder was removed, copies the open file into the folders made again. */
+  private async publishFrom(handle: FileHandle, signal: AbortSignal): Promise<void> {
+    try {
+      signal.throwIfAborted();
+      return await rename(this.temporary, this.target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    await this.disk.remakeFolders(this.target, signal);
+    const copy = await writeTemporary(this.disk.stagingDir, path.basename(this.target), copyFill(handle), false, signal);
+    await unlink(this.temporary).catch(() => undefined);
+    await publish(copy, this.target, signal);
+  }
+
+  private async close(handle: FileHandle | undefined): Promise<void> {
+    if (handle) await this.disk.limit(`closing ${this.temporary}`, () => handle.close());
   }
 
   private remove(): Promise<void> {
-    return this.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
+    return this.disk.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
   }
 }

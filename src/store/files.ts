@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, open, readdir, rename, unlink } from 'node:fs/promises';
+import { link, lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
@@ -15,26 +15,68 @@ const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;
 /** A temporary file this old was left by a killed process: no write takes an hour. */
 export const STALE_MS = 60 * 60 * 1000;
 
+/** The name of a new temporary file for `fileName` in `stagingDir`, as TEMP_NAME matches it. */
+export const temporaryName = (stagingDir: string, fileName: string): string =>
+  path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
+
+/** Writes what a new file holds. */
+export type Fill = (handle: FileHandle, signal: AbortSignal) => Promise<void>;
+
+export const textFill =
+  (content: string): Fill =>
+  (handle) =>
+    handle.writeFile(content, 'utf8');
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/** The whole content of an open file (the only copy left of a file whose folder was removed). */
+export const copyFill =
+  (source: FileHandle): Fill =>
+  async (handle, signal) => {
+    const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+    for (let position = 0; ; ) {
+      signal.throwIfAborted();
+      const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) return;
+      for (let written = 0; written < bytesRead; ) written += (await handle.write(buffer, written, bytesRead - written)).bytesWritten;
+      position += bytesRead;
+    }
+  };
+
 /**
- * Writes `content` to a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and
- * returns its path. With `durable`, the data is flushed to the disk before the file is
- * published, so that even a power cut never leaves a published file empty.
+ * Fills a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and returns its path.
+ * With `durable`, the data is flushed to the disk before the file is published, so that even a
+ * power cut never leaves a published file empty. Whatever step fails, closing included (where a
+ * network file system reports a lost write), no temporary file is left behind.
  */
-export async function writeTemporary(stagingDir: string, fileName: string, content: string, durable: boolean, signal: AbortSignal): Promise<string> {
-  const temporary = path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+export async function writeTemporary(
+  stagingDir: string,
+  fileName: string,
+  fill: Fill,
+  durable: boolean,
+  signal: AbortSignal,
+): Promise<string> {
+  const temporary = temporaryName(stagingDir, fileName);
+  const handle = await openNew(temporary);
   try {
-    await handle.writeFile(content, 'utf8');
+    await fill(handle, signal);
     signal.throwIfAborted();
     if (durable) await handle.sync();
   } catch (error) {
-    await handle.close();
+    await handle.close().catch(() => undefined);
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
-  await handle.close();
+  await handle.close().catch(async (error: unknown) => {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  });
   return temporary;
 }
+
+/** Opens a new file of ours: never an existing name, never through a symbolic link, 0600. */
+export const openNew = (file: string, access: number = constants.O_WRONLY): Promise<FileHandle> =>
+  open(file, access | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
 
 /** Flushes a published file of ours to the disk, so that it survives a power cut too. */
 export async function flushFile(file: string, signal: AbortSignal): Promise<void> {

@@ -42,6 +42,25 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
 }
 
 /**
+ * Makes again (0700) the folders from the output folder `root` down to `dir`, one level at a
+ * time, after someone removed them mid-run: the root only if its parent is there, and checked
+ * again as at the start; each folder below it made by us or found to be a real folder of ours,
+ * never through a symbolic link. Nothing outside `root` is made.
+ */
+export async function remakeBelow(root: string, dir: string, signal: AbortSignal): Promise<void> {
+  const relative = path.relative(root, dir);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) throw new StoreError('ERR_STORE_UNSAFE', `${dir} is not inside ${root}`);
+  await mkdir(root, { mode: 0o700 }).catch(unlessCode('EEXIST'));
+  await checkRootDir(root);
+  let current = root;
+  for (const part of relative.split(path.sep).filter(Boolean)) {
+    signal.throwIfAborted();
+    current = path.join(current, part);
+    await ensurePrivateDir(current);
+  }
+}
+
+/**
  * Creates `dir` and its missing parents (0700), one folder at a time. Never Node's
  * recursive mkdir: on Node 20 it loops for ever, burning a core, where mkdir fails in an
  * unusual way (under /proc, say). Here each folder is tried once, and a failure is final.

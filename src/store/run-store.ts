@@ -1,40 +1,29 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { CoalescingWriter } from './coalesce.js';
+import { RequestClaims } from './claims.js';
+import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
 import type { FileWriter } from './file-writer.js';
 import { readOwnFile, sweepStaleTemporaries } from './files.js';
+import { Leases } from './leases.js';
+import { FILE_NAME, KEY, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 export { StoreError, type StoreErrorCode } from './store-error.js';
+export { fileSafe, isRunId, newRunId } from './names.js';
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */
   opTimeoutMs?: number;
   /** Flush each file to the disk right after it appears. A kill -9 needs only write + rename; this guards against power loss. */
   durable?: boolean;
+  /** When a write made with `catchUp` is tried again after it failed. */
+  catchUp?: Backoff;
 }
 
 const DEFAULT_OP_TIMEOUT_MS = 5000;
-/** `2026-11-21T13-34-26.123Z_9f3a1c2e`: the time (`:` as `-`), then 8 random hex digits. */
-const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z_[0-9a-f]{8}$/;
-/** A plain name: no separator, never `.` or `..`, short enough for any file system with room for the temporary suffix. */
-const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
-const INDEX_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_INDEX_BYTES = 4096;
-
-export const isRunId = (id: string): boolean => RUN_ID.test(id);
-
-/** A new run id, known before its folder exists (and the name of a run that is not saved). */
-export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
-}
-
-function checkName(name: string, pattern: RegExp, what: string): void {
-  if (!pattern.test(name)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid ${what}: ${JSON.stringify(name.slice(0, 80))}`);
-}
 
 /**
  * Where runs are saved: one new folder per run under the output folder, named so that
@@ -47,7 +36,12 @@ function checkName(name: string, pattern: RegExp, what: string): void {
  */
 export class RunStore {
   readonly rootDir: string;
+  /** Who runs each request: `.requests/<key>/<generation>.json`. */
+  readonly claims: RequestClaims;
+  /** The leases of live processes, for those the kernel cannot be asked about: `.owners/<instance>`. */
+  readonly leases: Leases;
   private readonly disk: Disk;
+  private readonly catchUp: Backoff;
   private readonly indexDir: string;
   private readonly indexWrites: CoalescingWriter;
   /** The folders checked once, while this process lives: none but us can change them. */
@@ -56,7 +50,11 @@ export class RunStore {
 
   constructor(rootDir: string, options: StoreOptions = {}) {
     this.rootDir = path.resolve(rootDir);
-    this.disk = new Disk(path.join(this.rootDir, '.staging'), options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS, options.durable ?? true);
+    this.disk = new Disk(this.rootDir, options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS, options.durable ?? true);
+    this.catchUp = options.catchUp ?? CATCH_UP_BACKOFF;
+    const prepare = (signal: AbortSignal) => this.prepare(signal);
+    this.claims = new RequestClaims(path.join(this.rootDir, '.requests'), this.disk, prepare);
+    this.leases = new Leases(path.join(this.rootDir, '.owners'), this.disk, prepare);
     this.indexDir = path.join(this.rootDir, '.index');
     this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
   }
@@ -65,9 +63,11 @@ export class RunStore {
     checkName(name, RUN_ID, 'run id');
     const folder = await this.disk.limit(`creating a run folder in ${this.rootDir}`, async (signal) => {
       await this.prepare(signal);
-      // Not recursive: fails if the name exists, so the folder is certainly new and ours.
-      await mkdir(path.join(this.rootDir, name), { mode: 0o700 });
-      return new RunFolder(this.rootDir, name, this.disk, true);
+      // Not recursive: fails if the name exists, so the folder is certainly new and ours. An
+      // output folder removed since it was checked is made again, and checked again.
+      const dir = path.join(this.rootDir, name);
+      await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }));
+      return new RunFolder(this.rootDir, name, this.disk, this.catchUp, true);
     });
     await this.sweepOnce();
     return folder;
@@ -80,7 +80,7 @@ export class RunStore {
       const info = await lstat(path.join(this.rootDir, id)).catch(unlessCode('ENOENT', 'ENOTDIR'));
       if (!info || unsafeDirReason(info, id)) return undefined;
       await this.prepare(signal);
-      return new RunFolder(this.rootDir, id, this.disk, false);
+      return new RunFolder(this.rootDir, id, this.disk, this.catchUp, false);
     });
   }
 
@@ -95,13 +95,13 @@ export class RunStore {
 
   /** Saves a small private value under `key` (letters, digits, `_`, `-`); writes of one key are ordered and coalesced. */
   async writeIndex(key: string, value: string): Promise<void> {
-    checkName(key, INDEX_KEY, 'index key');
+    checkName(key, KEY, 'index key');
     await this.disk.limit(`preparing the index in ${this.rootDir}`, (signal) => this.prepare(signal));
     await this.indexWrites.write(key, value);
   }
 
   async readIndex(key: string): Promise<string | undefined> {
-    checkName(key, INDEX_KEY, 'index key');
+    checkName(key, KEY, 'index key');
     return this.disk.limit(`reading the index in ${this.rootDir}`, async (signal) => {
       await this.prepare(signal);
       return readOwnFile(path.join(this.indexDir, key), MAX_INDEX_BYTES, signal);
@@ -110,8 +110,9 @@ export class RunStore {
 
   /**
    * The output folder (created 0700 where missing), the staging and index folders, checked to be
-   * ours alone. Once they are, only we could change them, so the check is made once; a failure
-   * is not remembered, and the next call checks again.
+   * ours alone (the claims' and leases' folders are made when first needed). Once they are, only
+   * we could change them, so the check is made once; a failure is not remembered, and the next
+   * call checks again.
    */
   private prepare(signal: AbortSignal): Promise<void> {
     this.prepared ??= (async () => {
@@ -145,22 +146,36 @@ export class RunFolder {
     rootDir: string,
     readonly name: string,
     private readonly disk: Disk,
+    catchUp: Backoff,
     /** Whether this process created the folder (not just opened it). */
     private readonly created: boolean,
   ) {
     this.dir = path.join(rootDir, name);
-    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content));
+    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content), catchUp);
   }
 
   /**
    * Writes `fileName` whole or not at all; returns its full path. Writes of one file are
    * ordered and coalesced: the promise resolves once this content, or a newer one, is saved.
+   * With `catchUp` (a journal), a failed write still rejects, and the file's latest content is
+   * tried again, with backoff, until it lands: see `dirty` and `flushed`.
    */
-  async write(fileName: string, content: string): Promise<string> {
+  async write(fileName: string, content: string, options: { catchUp?: boolean } = {}): Promise<string> {
     checkName(fileName, FILE_NAME, 'file name');
-    await this.writes.write(fileName, content);
+    // Noted first: a write that catches up may land after this call has failed.
     this.written.add(fileName);
+    await this.writes.write(fileName, content, options);
     return path.join(this.dir, fileName);
+  }
+
+  /** Whether the latest content written to `fileName` is not on disk yet. */
+  dirty(fileName: string): boolean {
+    return this.writes.dirty(fileName);
+  }
+
+  /** Settles once the latest content written to `fileName` is on disk (for a write without `catchUp`, or once it failed). */
+  flushed(fileName: string): Promise<void> {
+    return this.writes.flushed(fileName);
   }
 
   /** Writes `fileName` piece by piece: it appears, whole, once `finish` resolves. */
@@ -217,17 +232,4 @@ export class RunFolder {
       await rmdir(this.dir);
     });
   }
-}
-
-/** File systems refuse names over 255 bytes; a model id can be longer. */
-const MAX_ID_CHARS = 100;
-
-/**
- * A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. A very long id is
- * cut, with a hash of the whole id so that two long ids never share a name.
- */
-export function fileSafe(modelId: string): string {
-  const safe = modelId.replace(/[^A-Za-z0-9._-]+/g, '_');
-  if (safe.length <= MAX_ID_CHARS) return safe;
-  return `${safe.slice(0, MAX_ID_CHARS)}~${createHash('sha256').update(modelId).digest('hex').slice(0, 8)}`;
 }

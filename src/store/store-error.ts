@@ -6,7 +6,9 @@ export type StoreErrorCode =
   /** A file is larger than the caller is willing to read. */
   | 'ERR_STORE_TOO_LARGE'
   /** A file name, run id or key outside the names we make. */
-  | 'ERR_STORE_BAD_NAME';
+  | 'ERR_STORE_BAD_NAME'
+  /** A claim was lost to other processes too many times in a row. */
+  | 'ERR_STORE_CONTENDED';
 
 /** A run-store failure that is ours, not the operating system's: callers can tell them apart by `code`. */
 export class StoreError extends Error {

@@ -54,7 +54,7 @@ export async function removeTempDirs(): Promise<void> {
 export async function startHarness(
   fake: FakeOpenRouter,
   env: Record<string, string> = {},
-  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string } = {},
+  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string; taskPollMs?: number } = {},
 ): Promise<Harness> {
   const outputDir = options.outputDir ?? (await tempDir());
   const config = loadConfig({
@@ -69,7 +69,7 @@ export async function startHarness(
   });
   const upstream = testClient(fake.url, { timeoutMs: config.timeoutMs, idleTimeoutMs: options.idleTimeoutMs ?? 2000, maxConnections: config.maxConcurrency });
   const { runs, service } = localRuns(config, upstream, silentLogger);
-  const app = { server: createServer({ config, service, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs }), runs, service };
+  const app = { server: createServer({ config, service, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs, taskPollMs: options.taskPollMs ?? 50 }), runs, service };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
   await app.server.connect(serverSide);

@@ -1,0 +1,135 @@
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Disk } from './disk.js';
+import { readOwnFile } from './files.js';
+import { KEY, checkName } from './names.js';
+import { ownedByUs, unlessCode, unsafeDirReason } from './private-dir.js';
+import { StoreError } from './store-error.js';
+
+/** `<generation>.json`: a positive integer without a leading zero. */
+const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
+const MAX_CLAIM_BYTES = 16 * 1024;
+/** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
+const MAX_LOST_RACES = 8;
+
+/** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
+export interface Claim {
+  run_id: string;
+  owner: object;
+  at: string;
+}
+
+export interface Latest {
+  generation: number;
+  /** Undefined when the file is not a readable claim of ours: it blocks nobody, the next generation is free to claim. */
+  claim: Claim | undefined;
+}
+
+export type Taken = { taken: boolean; generation: number; claim: Claim };
+
+/**
+ * Exclusive claims on requests, so that the same request started by several processes at
+ * once is paid once: per request key a folder of generation files, `.requests/<key>/<n>.json`,
+ * each made whole and only once (linked into place from the staging folder, as no two
+ * processes can both do). Whoever makes generation n+1 takes the request over from the
+ * claimant of n (dead, or its run over); generations never run out, so no number of dead
+ * claimants makes a request unclaimable. The winner removes the older generations.
+ */
+export class RequestClaims {
+  constructor(
+    private readonly dir: string,
+    private readonly disk: Disk,
+    private readonly prepare: (signal: AbortSignal) => Promise<void>,
+  ) {}
+
+  /** The highest generation claimed for `key`, undefined when none. */
+  async latest(key: string): Promise<Latest | undefined> {
+    checkName(key, KEY, 'request key');
+    const dir = path.join(this.dir, key);
+    return this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
+      await this.prepare(signal);
+      const info = await lstat(dir).catch(unlessCode('ENOENT', 'ENOTDIR'));
+      if (!info) return undefined;
+      const unsafe = unsafeDirReason(info, dir);
+      if (unsafe) throw new StoreError('ERR_STORE_UNSAFE', `refusing to use ${dir}: ${unsafe}`);
+      const [generation] = await generations(dir);
+      if (generation === undefined) return undefined;
+      const text = await readOwnFile(generationFile(dir, generation), MAX_CLAIM_BYTES, signal).catch(() => undefined);
+      return { generation, claim: parseClaim(text) };
+    });
+  }
+
+  /**
+   * Claims generation `generation` of `key`: true for the one caller, of any process, that made
+   * it. False when it was there already, or when a higher generation appeared meanwhile (a
+   * claim made in a slot the winner of a higher one had freed does not stand): then read
+   * `latest` again and follow the winner.
+   */
+  async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
+    checkName(key, KEY, 'request key');
+    if (!Number.isSafeInteger(generation) || generation < 1) {
+      throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
+    }
+    const dir = path.join(this.dir, key);
+    const file = generationFile(dir, generation);
+    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.remakeFolders(file, signal));
+    if (!(await this.disk.createFile(file, `${JSON.stringify(claim)}\n`))) return false;
+    // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
+    return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
+  }
+
+  /**
+   * Claims `key` or follows whoever has: `next` sees the latest claim and returns the claim to
+   * make in the generation after it (a new run, or the latest's run taken over), or undefined
+   * to follow the latest. A lost race reads the latest again, so the loser follows the winner.
+   */
+  async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
+    for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
+      const latest = await this.latest(key);
+      const wanted = await next(latest?.claim);
+      if (!wanted) {
+        if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
+        return { taken: false, generation: latest.generation, claim: latest.claim };
+      }
+      const generation = (latest?.generation ?? 0) + 1;
+      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
+    }
+    throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
+  }
+}
+
+/** The generations in `dir`, highest first. */
+async function generations(dir: string): Promise<number[]> {
+  const names = await readdir(dir);
+  return names.flatMap((name) => GENERATION_FILE.exec(name)?.[1] ?? []).map(Number).sort((a, b) => b - a);
+}
+
+const generationFile = (dir: string, generation: number) => path.join(dir, `${generation}.json`);
+
+/** After making `generation`: false (and it goes) if a higher one exists, else true and the lower ones go. */
+async function keepNewest(dir: string, generation: number): Promise<boolean> {
+  const all = await generations(dir);
+  if (all[0]! > generation) {
+    await removeOwn(generationFile(dir, generation));
+    return false;
+  }
+  for (const older of all.filter((other) => other < generation)) await removeOwn(generationFile(dir, older));
+  return true;
+}
+
+/** Removes a claim file only if it is a regular file of ours: never a link, never anything else. */
+async function removeOwn(file: string): Promise<void> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(() => undefined);
+}
+
+function parseClaim(text: string | undefined): Claim | undefined {
+  try {
+    const value = JSON.parse(text ?? '') as Partial<Claim>;
+    const { run_id, owner, at } = value;
+    const ownerIsObject = typeof owner === 'object' && owner !== null && !Array.isArray(owner);
+    return typeof run_id === 'string' && typeof at === 'string' && ownerIsObject ? { run_id, owner, at } : undefined;
+  } catch {
+    return undefined;
+  }
+}

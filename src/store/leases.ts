@@ -1,0 +1,119 @@
+import { constants } from 'node:fs';
+import { lstat, open, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Disk } from './disk.js';
+import { ownedByUs, unlessCode } from './private-dir.js';
+import { StoreError } from './store-error.js';
+
+/** How often a process that runs runs touches its lease. */
+export const LEASE_TOUCH_MS = 10_000;
+/** A lease untouched for this long is a process gone: several touches missed in a row. */
+export const LEASE_FRESH_MS = 45_000;
+
+/** An instance id as owners are made: the only names a lease file has. */
+const INSTANCE = /^[0-9a-f]{8,64}$/;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** So that opening a FIFO put in place of a lease fails at once instead of waiting for a reader. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/**
+ * Leases, for the processes the kernel cannot be asked about (another machine sharing the
+ * output folder, another container, a system without /proc): `.owners/<instance>`, a small
+ * private file whose time the live process sets every few seconds while it runs runs.
+ */
+export class Leases {
+  constructor(
+    private readonly dir: string,
+    private readonly disk: Disk,
+    private readonly prepare: (signal: AbortSignal) => Promise<void>,
+  ) {}
+
+  /** Marks `instance` alive now: its lease made (0600) or its time set, never through a symbolic link. */
+  touch(instance: string): Promise<void> {
+    const file = this.file(instance);
+    return this.disk.limit(`touching ${file}`, async (signal) => {
+      await this.prepare(signal);
+      const opening = () => open(file, constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o600);
+      const handle = await this.disk.inFolders(file, signal, opening);
+      try {
+        const info = await handle.stat();
+        if (!info.isFile() || !ownedByUs(info)) throw new StoreError('ERR_STORE_UNSAFE', `${file} is not a lease of ours`);
+        const now = new Date();
+        await handle.utimes(now, now);
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /** Whether `instance`'s lease was touched less than `maxAgeMs` ago; false for a name no owner of ours has. */
+  async fresh(instance: string, maxAgeMs = LEASE_FRESH_MS): Promise<boolean> {
+    if (!INSTANCE.test(instance)) return false;
+    const file = path.join(this.dir, instance);
+    const info = await this.disk.limit(`reading ${file}`, () => lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR')));
+    return info !== undefined && info.isFile() && ownedByUs(info) && Date.now() - info.mtimeMs < maxAgeMs;
+  }
+
+  /** Removes `instance`'s lease, if it is a regular file of ours: that process runs no run any more. */
+  remove(instance: string): Promise<void> {
+    const file = this.file(instance);
+    return this.disk.limit(`removing ${file}`, async () => {
+      const info = await lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR'));
+      if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(unlessCode('ENOENT'));
+    });
+  }
+
+  private file(instance: string): string {
+    if (!INSTANCE.test(instance)) {
+      throw new StoreError('ERR_STORE_BAD_NAME', `not a valid instance id: ${JSON.stringify(instance.slice(0, 80))}`);
+    }
+    return path.join(this.dir, instance);
+  }
+}
+
+/**
+ * Keeps one process's lease fresh while it runs runs: touched at once, then every
+ * `intervalMs`, and removed when the last run it holds settles (or on `stop`). Every step has
+ * the store's time limit; a failed touch is dropped, never thrown, and the next one tries
+ * again. The timer does not keep the process alive.
+ */
+export class LeaseKeeper {
+  private timer: NodeJS.Timeout | undefined;
+  private held = 0;
+  /** Touches and removals in order, so that a touch under way never brings back a removed lease. */
+  private steps: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly leases: Leases,
+    private readonly instance: string,
+    private readonly intervalMs = LEASE_TOUCH_MS,
+  ) {}
+
+  /** Keeps the lease fresh at least until `settled` settles. */
+  hold(settled: Promise<unknown>): void {
+    if (this.held++ === 0) this.start();
+    const release = () => {
+      if (--this.held === 0) void this.stop();
+    };
+    void settled.then(release, release);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    void this.step(() => this.leases.touch(this.instance));
+    this.timer = setInterval(() => void this.step(() => this.leases.touch(this.instance)), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops touching and removes the lease; settles once it is gone (or could not be removed). */
+  stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    return this.step(() => this.leases.remove(this.instance));
+  }
+
+  private step(work: () => Promise<void>): Promise<void> {
+    this.steps = this.steps.then(work).catch(() => undefined);
+    return this.steps;
+  }
+}

@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { StoreError } from './store-error.js';
+
+/** `2026-11-21T13-34-26.123Z_9f3a1c2e`: the time (`:` as `-`), then 8 random hex digits. */
+export const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z_[0-9a-f]{8}$/;
+/** A plain name: no separator, never `.` or `..`, short enough for any file system with room for the temporary suffix. */
+export const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
+/** An index or request key: letters, digits, `_` and `-`. */
+export const KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+export const isRunId = (id: string): boolean => RUN_ID.test(id);
+
+/** A new run id, known before its folder exists (and the name of a run that is not saved). */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
+}
+
+export function checkName(name: string, pattern: RegExp, what: string): void {
+  if (!pattern.test(name)) throw new StoreError('ERR_STORE_BAD_NAME', `not a valid ${what}: ${JSON.stringify(name.slice(0, 80))}`);
+}
+
+/** File systems refuse names over 255 bytes; a model id can be longer. */
+const MAX_ID_CHARS = 100;
+
+/**
+ * A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. A very long id is
+ * cut, with a hash of the whole id so that two long ids never share a name.
+ */
+export function fileSafe(modelId: string): string {
+  const safe = modelId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  if (safe.length <= MAX_ID_CHARS) return safe;
+  return `${safe.slice(0, MAX_ID_CHARS)}~${createHash('sha256').update(modelId).digest('hex').slice(0, 8)}`;
+}
