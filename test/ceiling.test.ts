@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { costRefusalText, estimateUsd } from '../src/present/cost-refusal.js';
+import { estimateUsd, refusalText } from '../src/present/refusal.js';
 import { fitCeiling, type CostRefusal } from '../src/run/ceiling.js';
+import { costRefusalRecord } from '../src/run/cost-record.js';
 import { worstCase, type CostPlan } from '../src/run/cost.js';
 import { ROUND_PRICES, plan } from './support/cost-plans.js';
 
@@ -66,6 +67,12 @@ describe('fitCeiling', () => {
     expect(refused.kind === 'over_ceiling' && refused.fewerModels?.drop.map((entry) => entry.index)).toEqual([1]);
   });
 
+  it('checks a resumed run at what is left to pay, and suggests what fits as a new run, since a changed call reuses nothing', () => {
+    expect(fitCeiling(plan({ saved: [1] }), ROUND_PRICES, 0.03).ok).toBe(true);
+    const refused = refusal(plan({ saved: [0] }), 0.03);
+    expect(refused.kind === 'over_ceiling' && refused.fewerModels?.totalUsd).toBeCloseTo(0.02, 9);
+  });
+
   it('suggests nothing when even one model with max_tokens 1 is above the ceiling', () => {
     const refused = refusal(plan(), 0.01);
     expect(refused).toMatchObject({ kind: 'over_ceiling' });
@@ -89,7 +96,10 @@ describe('estimateUsd', () => {
   });
 });
 
-describe('costRefusalText', () => {
+/** The refusal as a face says it, at prices fetched just now. */
+const costRefusalText = (refused: CostRefusal) => refusalText(costRefusalRecord(refused, { table: ROUND_PRICES, fetchedAt: '2026-11-25T12:00:00.000Z', ageMs: 0 }));
+
+describe('refusalText of a cost refusal', () => {
   it('names the worst case, the ceiling, the estimate per model and both ways to fit', () => {
     const text = costRefusalText(refusal(plan(), 0.03));
     expect(text.split('\n')).toEqual([

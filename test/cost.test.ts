@@ -126,6 +126,19 @@ describe('worstCase: prices', () => {
   });
 });
 
+describe('worstCase: a resumed run', () => {
+  it('leaves out the candidates whose answers are saved, while the final step still reads every answer', () => {
+    const whole = worstCase(plan(), ROUND_PRICES);
+    const resumed = worstCase(plan({ saved: [1] }), ROUND_PRICES);
+    expect(resumed.steps.map((step) => [step.kind, step.model])).toEqual([
+      ['candidate', 'a/cheap'],
+      ['synthesis', 's/synth'],
+    ]);
+    expect(resumed.steps.at(-1)!.promptTokens).toBe(whole.steps.at(-1)!.promptTokens);
+    expect(resumed.totalUsd).toBeCloseTo(whole.totalUsd - whole.steps[1]!.usd!, 12);
+  });
+});
+
 describe('STEP_FRAME_TOKENS', () => {
   it('covers what every step’s prompt adds around the input and the answers, for 20 candidates', () => {
     const empty = Array.from({ length: 20 }, (_, index) => ({ index, model: `vendor/model-${index}`, content: '' }));

@@ -9,6 +9,8 @@ import { RunHandle } from '../run/handle.js';
 import type { RunState } from '../run/record.js';
 import { STATUS } from '../run/record.js';
 import type { RunRequest } from '../run/request.js';
+import { strategyRequest } from '../mcp/strategy-inputs.js';
+import { refusalText } from '../present/refusal.js';
 import { packageVersion } from '../version.js';
 import { readAskPrompt } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
@@ -24,7 +26,8 @@ export async function runAsk(args: string[], readConfig: () => Config): Promise<
   const input = await readAskPrompt(args, process.stdin);
   if ('exitCode' in input) return input.exitCode;
   const config = readConfig();
-  return askPrompt(config, { prompt: input.prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens });
+  const request = { prompt: input.prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens };
+  return askPrompt(config, { ...request, ...strategyRequest({}, config) }, config.maxCostUsd);
 }
 
 /**
@@ -32,7 +35,7 @@ export async function runAsk(args: string[], readConfig: () => Config): Promise<
  * Ctrl-C stops the run and its billing; anything else that ends this process (closing the
  * terminal, a kill) leaves the run going, and the same command again picks it up.
  */
-async function askPrompt(config: Config, request: RunRequest): Promise<number> {
+async function askPrompt(config: Config, request: RunRequest, maxCostUsd: number | undefined): Promise<number> {
   if (request.prompt.length > config.maxPromptChars) {
     process.stderr.write(`parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
@@ -41,9 +44,15 @@ async function askPrompt(config: Config, request: RunRequest): Promise<number> {
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const service = await chooseRunService(config, logger, packageVersion());
-  const board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
+  let board: Board | undefined;
   try {
-    const { id, joined } = await service.start(request);
+    const started = await service.start(request, { maxCostUsd });
+    if ('refused' in started) {
+      process.stderr.write(`${refusalText(started.refused)}\n`);
+      return 1;
+    }
+    const { id, joined } = started;
+    board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
     const handle = new RunHandle(id, service);
     process.once('SIGINT', () => {
       // A second Ctrl-C leaves at once; the run is stopping anyway.
@@ -60,7 +69,7 @@ async function askPrompt(config: Config, request: RunRequest): Promise<number> {
     process.stderr.write(`\n${footer(view, { joined, notice: service.notice })}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {
-    board.stop();
+    board?.stop();
     await service.close();
   }
 }

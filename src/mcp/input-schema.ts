@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { strategyInputShape } from './strategy-inputs.js';
 
 /** What the calling model reads about the server and its tools. */
 export const SERVER_INSTRUCTIONS = `parallel-llm-server asks several LLMs the same question in parallel through OpenRouter, then has a synthesizer model merge their answers into one best answer.
@@ -39,6 +40,7 @@ export function processPromptShape(maxPromptChars: number) {
       .describe('OpenRouter model id that merges the answers, or a list tried in order until one succeeds.'),
     temperature: z.number().min(0).max(2).optional().describe('Sampling temperature (0-2) for every model, the synthesizer included.'),
     max_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper limit of tokens per answer, reasoning included, for every model and the synthesizer.'),
+    ...strategyInputShape,
     fresh: z.boolean().optional().describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
   };
 }

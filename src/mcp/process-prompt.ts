@@ -2,10 +2,14 @@ import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcon
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
+import { firstLine, refusalResult } from '../present/result.js';
+import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
+import type { StartRefusal } from '../run/refusal.js';
 import type { RunRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
+import { strategyRequest } from './strategy-inputs.js';
 import type { RunTaskStore } from './tasks.js';
 
 export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPromptShape>>>;
@@ -17,7 +21,10 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * and the result is stored for the SDK to return.
  */
 export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
-  const { id, joined } = await context.service.start(runRequest(args, context.config), { fresh: args.fresh });
+  const { config } = context;
+  const started = await context.service.start(runRequest(args, config), { fresh: args.fresh, maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd) });
+  if ('refused' in started) return refusedTask(context, tasks, started.refused, extra);
+  const { id, joined } = started;
   const handle = new RunHandle(id, context.service);
   const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { runId: id } });
   if (!tasks.isPlain(task.taskId)) {
@@ -37,6 +44,17 @@ export async function createProcessPromptTask(context: FaceContext, tasks: RunTa
   }
 }
 
+/** A call refused before any run: its task fails at once, with the refusal as its error result. */
+async function refusedTask(context: FaceContext, tasks: RunTaskStore, refusal: StartRefusal, extra: CreateTaskExtra): Promise<CreateTaskResult> {
+  context.logger.info({ request: extra.requestId, refused: refusal.kind }, 'process_prompt refused before any request');
+  const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl });
+  const result = refusalResult(refusal);
+  await tasks.storeTaskResult(task.taskId, 'failed', result);
+  // A task's client reads why in tasks/get; its result (tasks/result) is the whole refusal.
+  await tasks.updateTaskStatus(task.taskId, 'failed', firstLine(result));
+  return { task: (await tasks.getTask(task.taskId))! };
+}
+
 export function runRequest(args: ProcessPromptArgs, config: Config): RunRequest {
   const synthesizers = args.synthesizer_model === undefined ? config.synthesizerModels : [args.synthesizer_model].flat();
   return {
@@ -45,5 +63,6 @@ export function runRequest(args: ProcessPromptArgs, config: Config): RunRequest 
     synthesizers,
     temperature: args.temperature ?? config.temperature,
     maxTokens: args.max_tokens ?? config.maxTokens,
+    ...strategyRequest(args, config),
   };
 }

@@ -58,14 +58,24 @@ export class PriceCatalog {
   }
 
   async prices(): Promise<Result<Prices, PricesUnavailable>> {
-    if (this.needsFetch()) this.inFlight ??= this.refresh().finally(() => (this.inFlight = undefined));
-    await this.inFlight;
+    await this.fetchIfDue();
     if (this.fetched) return ok(this.view(this.fetched));
     return err({
       kind: 'prices_unavailable',
       message: `OpenRouter's prices could not be read: ${this.failure?.message ?? 'no answer'}`,
       advice: 'Without prices no worst-case cost can be checked: try again shortly, or check that OPENROUTER_BASE_URL serves GET /models.',
     });
+  }
+
+  /** The prices as they are now, without waiting: a fetch, when one is due, goes on for the next caller. */
+  atHand(): Prices | undefined {
+    void this.fetchIfDue();
+    return this.fetched && this.view(this.fetched);
+  }
+
+  private fetchIfDue(): Promise<void> | undefined {
+    if (this.needsFetch()) this.inFlight ??= this.refresh().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
   }
 
   private needsFetch(): boolean {

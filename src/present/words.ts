@@ -34,7 +34,8 @@ export function briefError(error: ModelError): string {
   }
 }
 
-const clip = (text: string, max = 80) => {
+/** A text on one line, at most `max` characters, without its closing punctuation. */
+export const clip = (text: string, max = 80) => {
   const plain = text.replace(/\s+/g, ' ').replace(/[.!?]+$/, '');
   return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 };

@@ -35,8 +35,10 @@ export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: numb
   const worst = estimate(shape, prices);
   if (worst.unpriced.length > 0) return err({ kind: 'unpriced', ceilingUsd, estimate: worst, unpriced: worst.unpriced });
   if (worst.totalUsd <= ceilingUsd) return ok(worst);
-  const fewer = fewerModels(shape, prices, ceilingUsd);
-  const lower = lowerMaxTokens(shape, prices, ceilingUsd);
+  // Either change makes another request, which is a new run: nothing saved is reused then.
+  const anew = { ...shape, saved: undefined };
+  const fewer = fewerModels(anew, prices, ceilingUsd);
+  const lower = lowerMaxTokens(anew, prices, ceilingUsd);
   return err({ kind: 'over_ceiling', ceilingUsd, estimate: worst, ...(fewer && { fewerModels: fewer }), ...(lower && { lowerMaxTokens: lower }) });
 }
 

@@ -28,6 +28,8 @@ export interface CostPlan {
   maxTokens: number;
   /** PARALLEL_LLM_SYNTHESIS_MAX_CHARS: no step's prompt is longer (and a character is at most a token). */
   stepMaxChars: number;
+  /** 0-based positions in `models` whose answers are saved from before the run was stopped: not asked, nor paid, again. */
+  saved?: readonly number[];
 }
 
 export type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
@@ -86,11 +88,12 @@ export interface PlanShape {
   inputTokens: number;
   maxTokens: number;
   stepMaxTokens: number;
+  saved?: readonly number[];
 }
 
 export function shapeOf(plan: CostPlan): PlanShape {
-  const { strategy, models, synthesizers, maxTokens } = plan;
-  return { strategy, models, synthesizers, maxTokens, inputTokens: estimateTokens(plan.input), stepMaxTokens: plan.stepMaxChars };
+  const { strategy, models, synthesizers, maxTokens, saved } = plan;
+  return { strategy, models, synthesizers, maxTokens, inputTokens: estimateTokens(plan.input), stepMaxTokens: plan.stepMaxChars, ...(saved ? { saved } : {}) };
 }
 
 export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
@@ -117,13 +120,14 @@ export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
 type PlannedStep = Omit<StepEstimate, 'outputTokens' | 'usd'>;
 
 /**
- * The strategy's steps: every candidate; in a council, every candidate again ranking the
- * others' answers; then the final step, once per synthesizer that may run it.
+ * The strategy's steps: every candidate not saved; in a council, every candidate again ranking
+ * the others' answers; then the final step, once per synthesizer that may run it.
  */
 function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: PlannedStep[] } {
   const count = shape.models.length;
   const reading = (answers: number) => Math.min(shape.inputTokens + STEP_FRAME_TOKENS + answers * shape.maxTokens, shape.stepMaxTokens);
-  const answering: PlannedStep[] = shape.models.map((model, index) => ({ kind: 'candidate', model, index, promptTokens: shape.inputTokens }));
+  const asked = (index: number) => !shape.saved?.includes(index);
+  const answering: PlannedStep[] = shape.models.flatMap((model, index) => (asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : []));
   if (shape.strategy === 'council' && count >= COUNCIL_MIN_CANDIDATES) {
     shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
   }

@@ -1,4 +1,6 @@
 import type { ChatMessage } from '../openrouter/chat-body.js';
+import { fairCaps } from './synthesis.js';
+import { prefix } from './view.js';
 
 /**
  * A follow-up on a finished run (SPEC §10, `follow_up_of`): each model continues the
@@ -52,4 +54,41 @@ export function followUpMessages(earlier: EarlierRun, ownAnswer: string | undefi
 export function followUpProblem(earlier: EarlierRun, prompt: string): string {
   const answer = earlier.finalAnswer === undefined ? [] : ['', '### The final answer to it', '', earlier.finalAnswer];
   return ['### An earlier question', '', earlier.prompt, ...answer, '', '### The follow-up question to answer now', '', prompt].join('\n');
+}
+
+/** What followUpMessages adds around the earlier turns and the new prompt, at most. */
+const FRAME_CHARS = 200;
+
+/**
+ * The earlier run with its turns shortened, the longest first, so that every model's
+ * conversation (the new prompt included) stays within `maxChars`, PARALLEL_LLM_MAX_PROMPT_CHARS:
+ * the limit that keeps a call within what the models can read holds for follow-ups too.
+ */
+export function boundEarlier(earlier: EarlierRun, prompt: string, maxChars: number): { earlier: EarlierRun; shortened: boolean } {
+  const finalChars = earlier.finalAnswer?.length ?? 0;
+  const lengths = [earlier.prompt.length, Math.max(0, ...earlier.answers.map((answer) => answer?.length ?? 0)), finalChars];
+  const available = maxChars - prompt.length - FRAME_CHARS;
+  if (lengths[0]! + lengths[1]! + lengths[2]! <= available) return { earlier, shortened: false };
+  const [promptCap, answerCap, finalCap] = fairCaps(lengths, available) as [number, number, number];
+  const shortened: EarlierRun = {
+    ...earlier,
+    prompt: shorten(earlier.prompt, promptCap),
+    answers: earlier.answers.map((answer) => answer && shorten(answer, answerCap)),
+    finalAnswer: earlier.finalAnswer && shorten(earlier.finalAnswer, finalCap),
+  };
+  return { earlier: shortened, shortened: true };
+}
+
+/** The longest conversation any of `models` is sent, as one text: what the worst-case cost reads. */
+export function longestConversation(earlier: EarlierRun, models: readonly string[], prompt: string): string {
+  const own = ownEarlierAnswers(earlier, models);
+  const texts = models.map((_, i) => followUpMessages(earlier, own[i], prompt).map((message) => message.content).join('\n'));
+  return texts.reduce((longest, text) => (text.length > longest.length ? text : longest), '');
+}
+
+function shorten(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const marker = (left: number) => `\n\n[... ${left} characters of this earlier turn left out to fit PARALLEL_LLM_MAX_PROMPT_CHARS]`;
+  const kept = prefix(text, Math.max(0, cap - marker(text.length).length));
+  return kept + marker(text.length - kept.length);
 }

@@ -1,13 +1,17 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
+import { admit, type AdmissionDeps, type Admitted } from './admission.js';
+import { readEarlierRun } from './earlier.js';
 import { RunFiles } from './files.js';
-import { execute, type RunDeps } from './orchestrate.js';
+import { execute } from './orchestrate.js';
+import type { RunDeps } from './steps/context.js';
 import { currentOwner, ownerAlive, runningHere } from './owner.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
+import type { StartRefusal } from './refusal.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
-import type { Joined } from './service.js';
+import type { Joined, StartOptions } from './service.js';
 import { StoredRuns } from './stored-watch.js';
 import type { StoredRun } from './stored.js';
 
@@ -27,10 +31,15 @@ export interface RunsOptions {
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
+  /** What decides whether a run may start: prices and limits (see admission.ts). */
+  admission: Omit<AdmissionDeps, 'earlierRun'>;
 }
 
 /** A run by id: this process's (live), or one known from its folder. */
 export type Found = { live: Run } | { stored: StoredRun };
+
+/** A request's run, or why none was started. */
+export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
 
 /**
  * Every run this process executes: it starts runs, returns the same run for the same request
@@ -47,7 +56,7 @@ export class Runs {
   /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
-  private readonly starting = new Map<string, Promise<{ run: Found; joined: Joined }>>();
+  private readonly starting = new Map<string, Promise<Start>>();
   private readonly startListeners = new Set<() => void>();
 
   constructor(private readonly options: RunsOptions) {
@@ -60,14 +69,21 @@ export class Runs {
     return this.unsettled.size;
   }
 
-  /** The run of this request: a new one, its running or recent run, or its stopped run taken over. */
-  async start(request: RunRequest, { fresh = false } = {}): Promise<{ run: Found; joined: Joined }> {
+  /**
+   * The run of this request: a new one, its running or recent run, or its stopped run taken
+   * over; or, before any upstream request, a refusal (see admission.ts). Joining costs nothing
+   * and is never refused.
+   */
+  async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     const key = requestKey(request, this.options.upstream);
-    if (fresh) return { run: { live: this.launch(this.newRun(request, key)) }, joined: 'new' };
+    if (fresh) return this.startNew(request, key, maxCostUsd);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = this.starting.get(key);
-    if (starting) return { run: (await starting).run, joined: 'attached' };
-    const started = this.joinOrResume(key, request).then((joined) => joined ?? { run: { live: this.launch(this.newRun(request, key)) }, joined: 'new' as const });
+    if (starting) {
+      const first = await starting;
+      return 'refused' in first ? first : { run: first.run, joined: 'attached' };
+    }
+    const started = this.joinOrResume(key, request, maxCostUsd).then((found) => found ?? this.startNew(request, key, maxCostUsd));
     this.starting.set(key, started);
     try {
       return await started;
@@ -101,8 +117,20 @@ export class Runs {
     while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
   }
 
+  private async startNew(request: RunRequest, key: string, ceilingUsd: number | undefined): Promise<Start> {
+    const admitted = await this.admit(request, ceilingUsd, []);
+    if (!admitted.ok) return { refused: admitted.error };
+    return { run: { live: this.launch(this.newRun(request, key, admitted.value)) }, joined: 'new' };
+  }
+
+  private admit(request: RunRequest, ceilingUsd: number | undefined, saved: number[]) {
+    const { admission } = this.options;
+    const earlierRun = (id: string) => readEarlierRun(id, { stored: this.stored, live: (liveId) => this.live.get(liveId) }, admission.maxPromptChars);
+    return admit(request, ceilingUsd, saved, { ...admission, earlierRun });
+  }
+
   /** The run this request already has: running or recently finished (joined), or stopped (resumed now). */
-  private async joinOrResume(key: string, request: RunRequest): Promise<{ run: Found; joined: Joined } | undefined> {
+  private async joinOrResume(key: string, request: RunRequest, ceilingUsd: number | undefined): Promise<Start | undefined> {
     const liveId = this.latestByKey.get(key);
     let run = liveId ? this.live.get(liveId) : undefined;
     if (run && !run.stopping && this.reusable(run.state())) return { run: { live: run }, joined: 'attached' };
@@ -121,7 +149,7 @@ export class Runs {
     const record = stored.effective();
     if (record.request_key !== key) return undefined;
     if (this.reusable(record)) return { run: { stored }, joined: 'attached' };
-    if (STATUS[record.status].resumable && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) return this.resume(stored, record, request);
+    if (STATUS[record.status].resumable && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) return this.resume(stored, record, request, ceilingUsd);
     return undefined;
   }
 
@@ -132,16 +160,19 @@ export class Runs {
 
   /**
    * Takes over a stopped run: only the models with no saved answer (or none that can be read
-   * back) are asked again. Of two processes resuming it at once, the one that makes the claim
-   * file first does it; the other follows it like any other process's run.
+   * back) are asked again, once what that costs at worst is admitted. Of two processes resuming
+   * it at once, the one that makes the claim file first does it; the other follows it like any
+   * other process's run.
    */
-  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest): Promise<{ run: Found; joined: Joined }> {
-    if (!(await this.claim(stored, record.resumes + 1))) return { run: { stored }, joined: 'attached' };
+  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest, ceilingUsd: number | undefined): Promise<Start> {
     const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
+    const admitted = await this.admit(request, ceilingUsd, [...texts.answers.keys()]);
+    if (!admitted.ok) return { refused: admitted.error };
+    if (!(await this.claim(stored, record.resumes + 1))) return { run: { stored }, joined: 'attached' };
     const candidates = saved.candidates.map((candidate, i) =>
       candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
-    const run = this.newRun(request, record.request_key, {
+    const run = this.newRun(request, record.request_key, admitted.value, {
       id: record.run_id,
       folder: Promise.resolve(stored.folder),
       resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
@@ -168,6 +199,7 @@ export class Runs {
   private newRun(
     request: RunRequest,
     key: string,
+    admitted: Admitted,
     existing?: { id: string; folder: Promise<RunFolder>; resumed: { record: RunRecord; answers: Map<number, string> } },
   ): Run {
     const { store, logger } = this.options;
@@ -175,7 +207,9 @@ export class Runs {
     let run: Run | undefined;
     const warn = (message: string) => run?.warn(message);
     const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, warn), warn, logger);
-    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed });
+    const { cost, earlier } = admitted;
+    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed, cost, earlier });
+    for (const warning of admitted.warnings) run.warn(warning);
     return run;
   }
 
