@@ -11,7 +11,9 @@ import { STATUS } from '../run/record.js';
 import type { RunRequest } from '../run/request.js';
 import { strategyRequest } from '../mcp/strategy-inputs.js';
 import { refusalText } from '../present/refusal.js';
+import { effectiveCeiling } from '../run/ceiling.js';
 import { packageVersion } from '../version.js';
+import { takeStrategyFlags } from './ask-flags.js';
 import { readAskPrompt } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
@@ -23,11 +25,17 @@ const HEARTBEAT_MS = 10_000;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
 export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
-  const input = await readAskPrompt(args, process.stdin);
+  const flags = takeStrategyFlags(args);
+  if (!flags.ok) {
+    process.stderr.write(`parallel-llm-mcp ask: ${flags.error}; see parallel-llm-mcp ask --help\n`);
+    return 2;
+  }
+  const input = await readAskPrompt(flags.value.rest, process.stdin);
   if ('exitCode' in input) return input.exitCode;
   const config = readConfig();
+  const { inputs } = flags.value;
   const request = { prompt: input.prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens };
-  return askPrompt(config, { ...request, ...strategyRequest({}, config) }, config.maxCostUsd);
+  return askPrompt(config, { ...request, ...strategyRequest(inputs, config) }, effectiveCeiling(inputs.max_cost_usd, config.maxCostUsd));
 }
 
 /**

@@ -16,7 +16,7 @@ Configuration is read from the environment; only OPENROUTER_API_KEY is required.
 Every variable is described in the README: ${HOMEPAGE}
 `;
 
-export const ASK_HELP = `Usage: parallel-llm-mcp ask [--] "prompt"
+export const ASK_HELP = `Usage: parallel-llm-mcp ask [options] [--] "prompt"
        command | parallel-llm-mcp ask
 
 Sends the prompt to every model in PARALLEL_LLM_MODELS at once, then has the synthesizer
@@ -26,10 +26,16 @@ prompt; with none, the prompt is read from stdin. Put -- before a prompt that be
 Live progress goes to stderr, the answer to stdout, and the run folder is named at the end.
 Ctrl-C stops the run and its billing. The run executes in the run host, so closing the
 terminal does not stop it: the same command again picks it up, paying nothing twice.
-Exit codes: 0 answered, 1 no model answered, 2 no prompt or a bad option, 130 cancelled.
+Exit codes: 0 answered, 1 no model answered or the call was refused (cost, follow-up),
+2 no prompt or a bad option, 130 cancelled.
 
-Options:
-  -h, --help   this text
+Options (each as process_prompt takes it; the environment's setting otherwise):
+  --strategy S               synthesize, judge or council (PARALLEL_LLM_STRATEGY)
+  --max-cost USD             refuse, before any request, a call whose worst case is above this
+                             (it may lower PARALLEL_LLM_MAX_COST_USD, never raise it)
+  --reasoning-effort E       minimal, low, medium or high (PARALLEL_LLM_REASONING_EFFORT)
+  --follow-up-of RUN_ID      a follow-up on a finished run: each model continues its own answer
+  -h, --help                 this text
 `;
 
 export const DOCTOR_HELP = `Usage: parallel-llm-mcp doctor
