@@ -64,20 +64,22 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
  */
 export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra: Extra): () => void {
   const startedAt = monotonicNow();
-  const onAbort = () =>
+  const onAbort = () => {
+    const reason = String(extra.signal.reason);
+    if (isClientTimeout(extra.signal.reason)) {
+      // Learnt at once: the client's next call may already be on its way.
+      context.session.timedOutAfter(monotonicNow() - startedAt);
+      context.logger.info({ run: handle.id, reason }, 'the client timed out: the call ends, the run goes on');
+      return;
+    }
     // The SDK aborts every handler before it reports the connection closed: look once it has.
     setImmediate(() => {
       if (context.connectionClosed()) return;
-      const reason = String(extra.signal.reason);
-      if (isClientTimeout(extra.signal.reason)) {
-        context.session.timedOutAfter(monotonicNow() - startedAt);
-        context.logger.info({ run: handle.id, reason }, 'the client timed out: the call ends, the run goes on');
-        return;
-      }
       void handle.cancel('the client cancelled the call').then((outcome) => {
         context.logger.info({ run: handle.id, reason, ...outcome }, outcome.stopped ? 'the client cancelled: the run is stopped' : 'the client cancelled, but the run could not be stopped');
       });
     });
+  };
   if (extra.signal.aborted) onAbort();
   else extra.signal.addEventListener('abort', onAbort, { once: true });
   return () => extra.signal.removeEventListener('abort', onAbort);
