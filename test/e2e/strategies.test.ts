@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenRouter, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter.js';
+import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { hostsUnder } from '../support/hosts.js';
 import { pricing } from '../support/price-rows.js';
@@ -18,9 +18,9 @@ beforeAll(async () => {
     keepAliveCommentMs: 100,
     prices: { 'e2e/one': pricing('0.000001', '0.000002'), 'e2e/two': pricing('0.00001', '0.00003'), 'e2e/three': pricing('0.000002', '0.000004'), 'e2e/synth': pricing('0.000002', '0.00001') },
   });
-  fake.on('e2e/one', { answer: 'one says 5' });
-  fake.on('e2e/two', { answer: 'two says 4' });
-  fake.on('e2e/three', { answer: 'three says 3' });
+  fake.on('e2e/one', answerOrRank('one says 5'));
+  fake.on('e2e/two', answerOrRank('two says 4'));
+  fake.on('e2e/three', answerOrRank('three says 3'));
   fake.on('e2e/synth', {
     fromRequest: (request) => {
       const letter = /### Candidate ([A-Z])\n\ntwo says 4/.exec(promptOf(request))?.[1];
@@ -31,6 +31,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
+
+/** A candidate's answer, or, asked to rank (a council), the letters it was shown in their order. */
+function answerOrRank(answer: string): Behaviour {
+  return {
+    fromRequest: (request) => {
+      const letters = [...promptOf(request).matchAll(/### Candidate ([A-Z])\n/g)].map((match) => match[1]);
+      return { answer: promptOf(request).includes('RANKING:') ? `RANKING: ${letters.join(' > ')}` : answer };
+    },
+  };
+}
 
 const promptOf = (request: RecordedRequest) => (request.body.messages as Array<{ content: string }>).map((message) => message.content).join('\n');
 
@@ -57,6 +67,14 @@ describe('ask through the run host', () => {
     const [folder] = (await readdir(outputDir)).filter((name) => /^\d{4}-/.test(name));
     const record = JSON.parse(await readFile(path.join(outputDir, folder!, 'run.json'), 'utf8'));
     expect(record).toMatchObject({ owner: { pid: host }, settings: { strategy: 'judge' }, synthesis: { verdict: { choice_model: 'e2e/two', reason: 'Only it adds up.' } } });
+  });
+
+  it('--strategy council shows each model ranking the others on the board, and each ranking in the footer', async () => {
+    const result = await ask(['--strategy', 'council', 'What is 2+2?'], await tempDir());
+    expect(result.code).toBe(0);
+    for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) expect(result.stderr).toMatch(new RegExp(`\\] ✔ ${model} ranked the others' answers\n`));
+    expect(result.stderr).toContain('All 3 models answered; ranked by each other, then synthesized by e2e/synth.');
+    expect(result.stderr).toMatch(/- candidate 1 \(e2e\/one\): candidate \d \(e2e\/\w+\) > candidate \d \(e2e\/\w+\)\n/);
   });
 
   it('--max-cost refuses a call whose worst case is above it: exit 1, the estimate on stderr, no request, no run folder', async () => {
