@@ -11,8 +11,8 @@ import { installedBin, resultsFile, type Row } from './lib.js';
 
 /** The benches that measure this server beside the reference. */
 const SIDE_BY_SIDE = ['startup', 'overhead', 'memory', 'scaling', 'connections'];
-/** Benches of this server alone: where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak. */
-const ALONE = ['reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak'];
+/** Benches of this server alone: a cold npx, where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak. */
+const ALONE = ['cold-npx', 'reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak'];
 
 const asked = process.argv.slice(2);
 const benches = asked.length === 0 ? SIDE_BY_SIDE : asked.includes('all') ? [...SIDE_BY_SIDE, ...ALONE] : asked;

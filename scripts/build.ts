@@ -1,7 +1,8 @@
 /**
  * The build: src/ and its dependencies bundled into dist/ by esbuild, so that an MCP client
- * waits for a few files to load instead of several hundred (BENCHMARKS.md, startup). The
- * terminal commands and undici stay in chunks of their own, loaded only when used. Whitespace
+ * waits for a few files to load instead of several hundred (BENCHMARKS.md, startup), and a
+ * cold `npx` of the tarball installs nothing but the package itself. The terminal commands and
+ * undici stay in chunks of their own, loaded only when used. Whitespace
  * and syntax are minified but names are kept, so a stack trace still names its functions; no
  * source maps, since the package ships no sources for them to point at. The licences of the
  * bundled packages go into dist/THIRD-PARTY-LICENSES.md.
@@ -27,9 +28,8 @@ const { metafile } = await build({
   // beside index.js: src/version.ts reads package.json at ../package.json from its own file.
   splitting: true,
   chunkNames: '[name]-[hash]',
-  // undici stays a package of its own, loaded from node_modules on the first request, as the
-  // client imports it lazily: in a chunk of its own, its CommonJS exports would lose their names.
-  external: ['undici'],
+  // Everything is bundled. undici's chunk is loaded on the first request, through
+  // src/openrouter/undici.ts, which names the CommonJS exports the client uses.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',

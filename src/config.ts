@@ -95,12 +95,12 @@ const MAX_ANSWER_CHARS = 750_000;
 const SYNTHESIS_ROOM_CHARS = 20_000;
 const DEFAULT_MAX_PROMPT_CHARS = 500_000;
 /**
- * The longest prompt a client can send at all. The MCP SDK's stdio transport refuses a
- * line over 10 MiB (STDIO_DEFAULT_MAX_BUFFER_SIZE in the SDK's shared/stdio.js; the limit
- * counts the unread rest of the line plus one 64 KiB read), and a prompt of N characters
- * takes up to 6N bytes in a JSON-RPC line: `\u0001` for a control character, and for every
- * non-ASCII character from clients that escape them (Python's json.dumps does). So:
- * (10 MiB - 64 KiB read - 64 KiB for the rest of the message) / 6, rounded down.
+ * The longest prompt accepted. A prompt of N characters takes up to 6N bytes in a JSON-RPC
+ * line (`\u0001` for a control character, and for every non-ASCII character from clients that
+ * escape them, as Python's json.dumps does), and it travels in one line from the client and
+ * again to the run host. It is kept within the 10 MiB line the MCP SDKs' own stdio transports
+ * take (STDIO_DEFAULT_MAX_BUFFER_SIZE; this server's transport takes 16 MiB), so that any
+ * MCP process on the way carries it: (10 MiB - 64 KiB read - 64 KiB for the rest) / 6, rounded down.
  */
 export const MAX_PROMPT_CHARS_CEILING = 1_700_000;
 
@@ -160,7 +160,7 @@ const envSchema = z.object({
   PARALLEL_LLM_MAX_TOKENS: integer(1),
   PARALLEL_LLM_BUDGET_MS: duration(),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(SYNTHESIS_ROOM_CHARS + 1),
-  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of the MCP stdio transport (10 MiB)'),
+  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of an MCP stdio transport (10 MiB)'),
   PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
   PARALLEL_LLM_OUTPUT_DIR: z.preprocess(

@@ -1,12 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
-import { HELP } from './cli/help.js';
+import { mainHelp, terminalGreeting } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
-import { createLogger } from './log/logger.js';
+import { loadDotEnv } from './dot-env.js';
 import { faceRunService } from './host/lazy.js';
+import { createLogger } from './log/logger.js';
+import { LineTransport } from './mcp/line-transport.js';
+import { createSetupErrorServer } from './mcp/setup-error-server.js';
 import { createServer } from './server.js';
-import { exitOnDisconnect, type Stop } from './shutdown.js';
+import { exitOnDisconnect, type Stop, type Stops } from './shutdown.js';
 import { packageVersion } from './version.js';
 
 /** The entry point: reads the config, sets up logging, wires the parts, owns the process. */
@@ -16,7 +19,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(HELP);
+      process.stdout.write(mainHelp());
       return 0;
     case '--version':
     case '-v':
@@ -24,17 +27,17 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0;
     // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
-      return (await import('./cli/ask.js')).runAsk(rest, loadConfig);
+      return (await import('./cli/ask.js')).runAsk(rest, readConfig);
     case 'doctor':
-      return (await import('./cli/doctor.js')).doctorCommand(rest, loadConfig);
+      return (await import('./cli/doctor.js')).doctorCommand(rest, readConfig);
     case 'runs':
-      return (await import('./cli/runs.js')).runsCommand(rest, loadConfig);
+      return (await import('./cli/runs.js')).runsCommand(rest, readConfig);
     case 'cancel':
-      return (await import('./cli/cancel.js')).cancelCommand(rest, loadConfig);
+      return (await import('./cli/cancel.js')).cancelCommand(rest, readConfig);
     case 'host':
-      return (await import('./host/main.js')).hostCommand(rest, loadConfig);
+      return (await import('./host/main.js')).hostCommand(rest, readConfig);
     case undefined:
-      await serve(loadConfig());
+      await startServer();
       return undefined;
     default:
       process.stderr.write(`parallel-llm-mcp: unknown command "${command}"; see parallel-llm-mcp --help\n`);
@@ -42,13 +45,46 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
 }
 
-/** The stdio MCP server: stdout carries JSON-RPC and nothing else. Its runs execute in the run host. */
-async function serve(config: Config): Promise<void> {
-  const logger = createLogger({ level: config.logLevel, file: config.logFile });
+/** The environment's configuration, completed by a .env file in the working folder. */
+function readConfig(): Config {
+  loadDotEnv(process.cwd());
+  return loadConfig();
+}
+
+/**
+ * The stdio MCP server: stdout carries JSON-RPC and nothing else. A setup problem does not end
+ * it: a server that says what is wrong in every tool call starts instead.
+ */
+async function startServer(): Promise<void> {
+  // Someone started it by hand: nothing in a terminal will speak JSON-RPC to it.
+  if (process.stdin.isTTY) process.stderr.write(terminalGreeting(packageVersion()));
+  let config: Config;
+  let logger: Logger;
+  try {
+    config = readConfig();
+    logger = createLogger({ level: config.logLevel, file: config.logFile });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return serveSetupError(error.message);
+  }
+  await serve(config, logger);
+}
+
+async function serveSetupError(problem: string): Promise<void> {
+  process.stderr.write(`parallel-llm-mcp: ${problem}\n`);
+  const logger = createLogger({ level: 'info' });
+  const server = createSetupErrorServer(problem, packageVersion());
+  const close = () => server.close();
+  await connectStdio(server, { clientGone: close, halted: close }, logger);
+}
+
+/** The server whose runs execute in the run host, reached (or started) at the first call that needs it. */
+async function serve(config: Config, logger: Logger): Promise<void> {
   const version = packageVersion();
   const service = faceRunService(config, logger, version);
   const server = createServer({ config, service, logger, version });
-  const stop = exitOnDisconnect(
+  await connectStdio(
+    server,
     {
       // Runs outlive their calls and this process: the run host's go on without it. Runs this
       // process executes itself (no host) still finish first; each upstream call has its limit,
@@ -66,24 +102,28 @@ async function serve(config: Config): Promise<void> {
     },
     logger,
   );
-  await server.connect(stdioTransport(stop, logger));
   logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
 }
 
+/** Serves `server` on stdio until the client goes away or a signal comes; `stops` says how to stop. */
+async function connectStdio(server: McpServer, stops: Stops, logger: Logger): Promise<void> {
+  await server.connect(stdioTransport(exitOnDisconnect(stops, logger), logger));
+}
+
 /**
- * The SDK's stdio transport. After a line longer than it accepts (10 MiB) it closes itself
- * and stops reading, which used to end the process silently with code 0; now the process
- * ends the recorded way, saying why, with code 1.
+ * stdio as the MCP transport. A message it cannot serve (a line over 16 MiB, one that is not
+ * JSON-RPC) is answered with an error where it can be and logged, and every other call goes on;
+ * the transport closes when stdout breaks: the client is gone.
  */
-function stdioTransport(stop: Stop, logger: Logger): StdioServerTransport {
-  const transport = new StdioServerTransport();
+function stdioTransport(stop: Stop, logger: Logger): LineTransport {
+  const transport = new LineTransport();
   let lastError: Error | undefined;
   transport.onerror = (error) => {
     lastError = error;
     // The message may quote the client's line: a short excerpt is enough.
-    logger.warn({ error: error.message.slice(0, 300) }, 'unreadable message on stdin');
+    logger.warn({ error: error.message.slice(0, 300) }, 'the stdio transport reported a problem');
   };
-  transport.onclose = () => stop(`the MCP stdio transport closed${lastError ? ` after: ${lastError.message.slice(0, 300)}` : ''}`, 1);
+  transport.onclose = () => stop.gone(`stdout broke${lastError ? ` (${lastError.message.slice(0, 300)})` : ''}`);
   return transport;
 }
 

@@ -14,7 +14,7 @@ import { toolResult, type Layout } from './present/result.js';
 import type { RunHandle } from './run/handle.js';
 import type { RunService } from './run/service.js';
 
-const SERVER_NAME = 'parallel-llm-server';
+export const SERVER_NAME = 'parallel-llm-server';
 
 export interface ServerDeps {
   config: Config;

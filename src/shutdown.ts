@@ -10,13 +10,16 @@ export interface Stops {
   halted(): Promise<void>;
 }
 
-/** Ends the process the one recorded way at once: says why, stops, lets the logs out, exits with `exitCode`. */
-export type Stop = (reason: string, exitCode?: number) => void;
+/** Ends the process the recorded way, saying why: `halt` at once (with `exitCode`), or, the client gone, after `clientGone`. */
+export interface Stop {
+  halt(reason: string, exitCode?: number): void;
+  gone(reason: string): void;
+}
 
 /**
  * Ends the process when the client goes away or a signal (SIGINT, SIGTERM, SIGHUP: the
- * terminal or the client's session closed) arrives. The SDK's stdio transport notices
- * neither stdin ending nor stdout breaking by itself. Returns `stop`, for the other reasons
+ * terminal or the client's session closed) arrives. The stdio transport notices neither
+ * stdin ending nor, always first, stdout breaking. Returns how to stop for the other reasons
  * the process has to end while it serves.
  */
 export function exitOnDisconnect(stops: Stops, logger: Logger): Stop {
@@ -46,7 +49,10 @@ export function exitOnDisconnect(stops: Stops, logger: Logger): Stop {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     gone(error.code === 'EPIPE' ? 'stdout closed (EPIPE)' : `stdout error ${error.code ?? error.message}`);
   });
-  return (reason, exitCode) => {
-    if (state === 'serving') halt(reason, exitCode);
+  return {
+    halt: (reason, exitCode) => {
+      if (state === 'serving') halt(reason, exitCode);
+    },
+    gone,
   };
 }

@@ -10,7 +10,7 @@ describe('forClient', () => {
     ['cursor-vscode', 270_000, 'both'],
     ['Visual Studio Code', 270_000, 'structured_content'],
     ['Visual Studio Code - Insiders', 270_000, 'structured_content'],
-    ['codex-mcp-client', 55_000, 'structured_content'],
+    ['codex-mcp-client', 270_000, 'structured_content'],
     ['gemini-cli-mcp-client', 540_000, 'content'],
     ['goose-desktop', 270_000, 'content'],
     ['inspector-client', 55_000, 'both'],

@@ -34,9 +34,11 @@ interface Killed {
 }
 
 /** Starts the writer, lets it complete a first batch of writes, waits `delayMs` more, then kills it with SIGKILL. */
-async function writeAndKill(outputDir: string, seed: number, delayMs: number): Promise<Killed> {
+async function writeAndKill(outputDir: string, seed: number, delayMs: number, tmp: string): Promise<Killed> {
   const child = spawn(process.execPath, ['--import', 'tsx', writer, outputDir, String(seed)], {
     cwd: projectRoot,
+    // tsx caches what it compiles in the temporary folder unless told not to.
+    env: { ...process.env, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
@@ -92,12 +94,13 @@ afterAll(async () => {
 });
 
 describe('run folders survive SIGKILL mid-write', () => {
-  it(`after ${KILLS} kills at pseudo-random moments, every file in the run folder is complete and valid, none is temporary, and every reported write is on disk`, async () => {
+  it(`after ${KILLS} kills at pseudo-random moments, every file in the run folder is complete and valid, none is temporary, every reported write is on disk, and nothing is left in the temporary folder`, async () => {
     let leftovers = 0;
+    const tmp = await tempDir('parallel-llm-crash-tmp-');
     for (const [round, delayMs] of delays(KILLS, 300).entries()) {
       const outputDir = await tempDir('parallel-llm-crash-');
       dirs.push(outputDir);
-      const killed = await writeAndKill(outputDir, round + 1, delayMs);
+      const killed = await writeAndKill(outputDir, round + 1, delayMs, tmp);
       const context = `kill ${round + 1} after ${delayMs} ms`;
       expect(killed.signal, `${context}: the writer must die by the kill, not exit (${killed.stderr})`).toBe('SIGKILL');
       expect(path.dirname(killed.runDir), context).toBe(outputDir);
@@ -115,10 +118,11 @@ describe('run folders survive SIGKILL mid-write', () => {
 
       // Everything else lives in the staging folder, outside every run folder.
       const top = await readdir(outputDir);
-      expect(top.sort(), context).toEqual(['.index', '.staging', path.basename(killed.runDir)].sort());
+      expect(top.sort(), context).toEqual(['.staging', path.basename(killed.runDir)].sort());
       leftovers += (await readdir(path.join(outputDir, '.staging'))).length;
     }
     // The kills must land mid-write for this test to mean anything: some temporary files are left behind.
     expect(leftovers, 'temporary files left in .staging by the kills').toBeGreaterThan(0);
+    expect(await readdir(tmp), 'files the writer left in the temporary folder').toEqual([]);
   }, 60_000);
 });

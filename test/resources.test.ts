@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('runs as resources', () => {
-  it('lists recent runs, newest first, each titled by its prompt and status, and reads each as its result', async () => {
+  it('lists recent runs, newest first, each titled by its prompt and status and described by its model count ("1 model"), and reads each as its result', async () => {
     harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'res/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'res/synth' });
     let changed = 0;
     harness.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changed++);
@@ -29,6 +29,7 @@ describe('runs as resources', () => {
     const { resources } = await harness.client.listResources();
     expect(resources.map((resource) => resource.name)).toEqual([second.data!.run_id, first.data!.run_id]);
     expect(resources[1]).toMatchObject({ uri: `parallel-llm://runs/${first.data!.run_id}`, title: 'First question (complete)', mimeType: 'text/markdown' });
+    expect(resources[1]!.description).toMatch(/^1 model, started /);
     const { contents } = await harness.client.readResource({ uri: resources[1]!.uri });
     expect(contents[0]).toMatchObject({ mimeType: 'text/markdown' });
     expect((contents[0] as { text: string }).text).toContain('the merged answer');

@@ -100,7 +100,7 @@ describe('RunStore: run folders, files and the index', () => {
     expect(folder.name).toMatch(/^2026-11-21T13-34-26\.123Z_[0-9a-f]{8}$/);
     expect(isRunId(folder.name)).toBe(true);
     expect(folder.dir).toBe(path.join(root, folder.name));
-    for (const dir of [folder.dir, root, path.dirname(root), path.join(root, '.staging'), path.join(root, '.index')]) expect(await mode(dir)).toBe(0o700);
+    for (const dir of [folder.dir, root, path.dirname(root), path.join(root, '.staging')]) expect(await mode(dir)).toBe(0o700);
   });
 
   it('writes files whole, 0600, and reads them back, bounded and never through a symbolic link', async () => {
@@ -125,7 +125,7 @@ describe('RunStore: run folders, files and the index', () => {
       await expect(folder.write(name, 'x')).rejects.toMatchObject({ code: 'ERR_STORE_BAD_NAME' });
     }
     expect(await readdir(folder.dir)).toEqual([]);
-    expect(await readdir(path.dirname(folder.dir))).toEqual(['.index', '.staging', folder.name]);
+    expect(await readdir(path.dirname(folder.dir))).toEqual(['.staging', folder.name]);
   });
 
   it('resolves each write of a rewritten file once its content or a newer one is on disk, and the last content wins', async () => {
@@ -190,22 +190,6 @@ describe('RunStore: run folders, files and the index', () => {
     expect(await store.listRuns(10)).toEqual([made[1]!.name, made[2]!.name, made[0]!.name]);
     expect(await store.listRuns(1)).toEqual([made[1]!.name]);
     expect(await new RunStore(path.join(root, 'absent')).listRuns(5)).toEqual([]);
-  });
-
-  it('keeps a private key-value index, never read through a link', async () => {
-    const root = await tempDir();
-    const store = new RunStore(root);
-    expect(await store.readIndex('req_abc')).toBeUndefined();
-    await store.writeIndex('req_abc', 'run-1');
-    await Promise.all([store.writeIndex('req_abc', 'run-2'), store.writeIndex('req_abc', 'run-3')]);
-    expect(await store.readIndex('req_abc')).toBe('run-3');
-    expect(await mode(path.join(root, '.index'))).toBe(0o700);
-    await expect(store.writeIndex('../x', 'v')).rejects.toMatchObject({ code: 'ERR_STORE_BAD_NAME' });
-
-    const secret = path.join(await tempDir(), 'secret');
-    await writeFile(secret, 'not for the server');
-    await symlink(secret, path.join(root, '.index', 'linked'));
-    expect(await store.readIndex('linked')).toBeUndefined();
   });
 });
 

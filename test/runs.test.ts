@@ -1,4 +1,4 @@
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -166,12 +166,11 @@ describe('the same request again', () => {
     expect(['twice/one', 'twice/synth'].map(requests)).toEqual([1, 1]);
   });
 
-  it('finds its finished run on disk even when the request index cannot be read', async () => {
+  it('finds its finished run on disk even when the request’s claims cannot be read', async () => {
     const harness = await start({ ...slowThird('noindex', 10), PARALLEL_LLM_BUDGET_MS: '5000' });
     const first = await processPrompt(harness, { prompt: 'q' });
     await harness.app.runs.idle();
-    const indexDir = path.join(harness.outputDir, '.index');
-    for (const name of await readdir(indexDir)) await rm(path.join(indexDir, name));
+    await rm(path.join(harness.outputDir, '.requests'), { recursive: true });
     const again = await processPrompt(harness, { prompt: 'q' });
     expect(again.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached', status: 'complete', answer: 'synthesis for noindex' });
     expect(['noindex/one', 'noindex/synth'].map(requests)).toEqual([1, 1]);

@@ -3,18 +3,16 @@ import type { Config } from '../config.js';
 import { chooseRunService } from '../host/choose.js';
 import { createLogger } from '../log/logger.js';
 import { headline } from '../present/headline.js';
-import { shownTexts } from '../present/shown.js';
-import { answersText, footer } from '../present/text.js';
-import { RunHandle } from '../run/handle.js';
-import type { RunState } from '../run/record.js';
-import { STATUS } from '../run/record.js';
-import type { RunRequest } from '../run/request.js';
-import { strategyRequest } from '../mcp/strategy-inputs.js';
 import { refusalText } from '../present/refusal.js';
+import { shownTexts } from '../present/shown.js';
+import { structuredResult } from '../present/structured.js';
+import { answersText, footer } from '../present/text.js';
 import { effectiveCeiling } from '../run/ceiling.js';
+import { RunHandle } from '../run/handle.js';
+import { STATUS, type RunState } from '../run/record.js';
+import { runRequest, type RunRequest } from '../run/request.js';
 import { packageVersion } from '../version.js';
-import { takeStrategyFlags } from './ask-flags.js';
-import { readAskPrompt } from './ask-input.js';
+import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
@@ -25,25 +23,21 @@ const HEARTBEAT_MS = 10_000;
 
 /** `parallel-llm-mcp ask "prompt"`: the answer on stdout, everything else on stderr. */
 export async function runAsk(args: string[], readConfig: () => Config): Promise<number> {
-  const flags = takeStrategyFlags(args);
-  if (!flags.ok) {
-    process.stderr.write(`parallel-llm-mcp ask: ${flags.error}; see parallel-llm-mcp ask --help\n`);
-    return 2;
-  }
-  const input = await readAskPrompt(flags.value.rest, process.stdin);
+  const input = await readAskInput(args, process.stdin);
   if ('exitCode' in input) return input.exitCode;
-  const config = readConfig();
-  const { inputs } = flags.value;
-  const request = { prompt: input.prompt, models: config.models, synthesizers: config.synthesizerModels, temperature: config.temperature, maxTokens: config.maxTokens };
-  return askPrompt(config, { ...request, ...strategyRequest(inputs, config) }, effectiveCeiling(inputs.max_cost_usd, config.maxCostUsd));
+  return askPrompt(readConfig(), input);
 }
+
+/** The run ask asks for: the prompt, with the flags' settings over the configuration's. */
+export const askRequest = (config: Config, input: AskInput): RunRequest => runRequest(input.prompt, input.options.settings, config);
 
 /**
  * Runs the request in the run host (or here, where there is none) and follows it to its end.
  * Ctrl-C stops the run and its billing; anything else that ends this process (closing the
  * terminal, a kill) leaves the run going, and the same command again picks it up.
  */
-async function askPrompt(config: Config, request: RunRequest, maxCostUsd: number | undefined): Promise<number> {
+async function askPrompt(config: Config, input: AskInput): Promise<number> {
+  const request = askRequest(config, input);
   if (request.prompt.length > config.maxPromptChars) {
     process.stderr.write(`parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
     return 2;
@@ -54,7 +48,8 @@ async function askPrompt(config: Config, request: RunRequest, maxCostUsd: number
   const service = await chooseRunService(config, logger, packageVersion());
   let board: Board | undefined;
   try {
-    const started = await service.start(request, { maxCostUsd });
+    const maxCostUsd = effectiveCeiling(input.options.settings.max_cost_usd, config.maxCostUsd);
+    const started = await service.start(request, { fresh: input.options.fresh, maxCostUsd });
     if ('refused' in started) {
       process.stderr.write(`${refusalText(started.refused)}\n`);
       return 1;
@@ -67,14 +62,19 @@ async function askPrompt(config: Config, request: RunRequest, maxCostUsd: number
       process.once('SIGINT', () => process.exit(130));
       void handle.cancel('stopped at the terminal (Ctrl-C)');
     });
-    const state = await follow(handle, board);
+    const { status } = await follow(handle, board);
     const view = await handle.view(WHOLE);
     board.stop(synthesisOutcome(view.state));
-    const { status } = state;
     const answered = !STATUS[status].isError && status !== 'interrupted';
+    const shown = shownTexts(view, WHOLE);
+    const notice = service.notice;
     process.stderr.write(`\n${headline(view.state)}\n\n`);
-    (answered ? process.stdout : process.stderr).write(`${answersText(view.state, shownTexts(view, WHOLE))}\n`);
-    process.stderr.write(`\n${footer(view, { joined, notice: service.notice })}\n`);
+    // --json: the tool's structuredContent, answers included, for scripts.
+    if (input.options.json) {
+      const structured = structuredResult(view, shown, { withAnswers: true, answersIn: 'structured_content', joined, budgetMs: undefined, poll: undefined, notice });
+      process.stdout.write(`${JSON.stringify(structured, null, 2)}\n`);
+    } else (answered ? process.stdout : process.stderr).write(`${answersText(view.state, shown)}\n`);
+    process.stderr.write(`\n${footer(view, { joined, notice })}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {
     board?.stop();

@@ -1,9 +1,11 @@
-import type { Config } from '../config.js';
+import { closeSync } from 'node:fs';
+import { ConfigError, type Config } from '../config.js';
 import type { UpstreamError } from '../errors.js';
+import { openLogFile } from '../log/log-file.js';
 import { createLogger } from '../log/logger.js';
 import { fetchKeyInfo, fetchModels } from '../openrouter/catalog.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { seconds } from '../present/words.js';
+import { count, seconds } from '../present/words.js';
 import { RunStore } from '../store/run-store.js';
 import { answer, readCommandLine } from './command-line.js';
 import { DOCTOR_HELP } from './help.js';
@@ -12,15 +14,18 @@ import { judgeModel, type ModelVerdict } from './model-check.js';
 /** Each check's limit: a hung upstream or disk must not keep the user waiting. */
 const CHECK_LIMIT_MS = 10_000;
 
-/** `skip`: the API has no such endpoint (another OpenAI-compatible server); nothing is wrong. */
-type Level = 'ok' | 'warn' | 'fail' | 'skip';
+/**
+ * `unchecked`: the check could not tell (an endpoint missing, unreachable or silent; an alias on a
+ * list without aliases). Only `fail` is something wrong, and only it fails doctor.
+ */
+type Level = 'ok' | 'warn' | 'fail' | 'unchecked';
 interface Line {
   level: Level;
   what: string;
   /** How to fix it. */
   fix?: string;
 }
-const MARKS: Record<Level, string> = { ok: '✔', warn: '⚠', fail: '✘', skip: '·' };
+const MARKS: Record<Level, string> = { ok: '✔', warn: '⚠', fail: '✘', unchecked: '?' };
 const NETWORK_FIX = 'check the network and OPENROUTER_BASE_URL';
 
 /** `parallel-llm-mcp doctor [--help]`. */
@@ -45,12 +50,14 @@ export async function runDoctor(config: Config, { out = process.stdout, limitMs 
     found.push(...lines);
     out.write(lines.map((line) => `${MARKS[line.level]} ${line.what}\n${line.fix ? `  fix: ${line.fix}\n` : ''}`).join(''));
   };
-  const noAnswer = (what: string, fix: string): Line => ({ level: 'fail', what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
+  const noAnswer = (what: string, fix: string, level: Level = 'unchecked'): Line => ({ level, what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
+  print(checkLogFile(config));
   try {
     await Promise.all([
       withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`, NETWORK_FIX)).then(print),
       withinLimit(limitMs, (signal) => checkModels(client, config, signal), noAnswer(`${client.baseUrl}/models`, NETWORK_FIX)).then(print),
-      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere')).then(print),
+      // A disk that hangs would hang every run's files too: that is something wrong.
+      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere', 'fail')).then(print),
     ]);
   } finally {
     await client.close();
@@ -76,11 +83,14 @@ async function withinLimit(limitMs: number, check: (signal: AbortSignal) => Prom
   }
 }
 
+/** The last line: what is wrong, what passed, and what could not be checked, whenever anything could not. */
 function summary(lines: Line[]): string {
-  const count = (level: Level) => lines.filter((line) => line.level === level).length;
-  const warnings = count('warn') > 0 ? `${count('warn')} warning(s)` : '';
-  if (count('fail') > 0) return `${count('fail')} problem(s) found${warnings ? `, ${warnings}` : ''}.`;
-  return `All checks passed${warnings ? `, with ${warnings}` : ''}.`;
+  const tally = (level: Level) => lines.filter((line) => line.level === level).length;
+  const warnings = tally('warn') > 0 ? ` (${count(tally('warn'), 'warning')})` : '';
+  const passed = `${tally('ok') + tally('warn')} passed${warnings}`;
+  const unchecked = tally('unchecked') > 0 ? `, ${tally('unchecked')} could not be checked` : '';
+  if (tally('fail') > 0) return `${count(tally('fail'), 'problem')} to fix; ${passed}${unchecked}.`;
+  return unchecked ? `${passed}${unchecked}.` : `All checks passed${warnings}.`;
 }
 
 async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<Line[]> {
@@ -90,7 +100,7 @@ async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<
     return [{ level: 'ok', what: `OPENROUTER_API_KEY accepted${key.label ? ` ("${key.label}")` : ''}: ${remaining}` }];
   } catch (caught) {
     const error = caught as UpstreamError;
-    if (error.status === 404) return [{ level: 'skip', what: `${client.baseUrl}/key is not available; the key was not checked` }];
+    if (error.status === 404) return [{ level: 'unchecked', what: `${client.baseUrl}/key is not available; the key was not checked` }];
     if (error.status === 401 || error.status === 403) {
       return [{
         level: 'fail',
@@ -98,7 +108,7 @@ async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<
         fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
       }];
     }
-    return [{ level: 'fail', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: NETWORK_FIX }];
+    return [{ level: 'unchecked', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: NETWORK_FIX }];
   }
 }
 
@@ -108,8 +118,8 @@ async function checkModels(client: OpenRouterClient, config: Config, signal: Abo
     rows = await fetchModels(client, signal);
   } catch (caught) {
     const error = caught as UpstreamError;
-    if (error.status === 404) return [{ level: 'skip', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
-    return [{ level: 'fail', what: `could not list models at ${client.baseUrl}/models: ${error.message}`, fix: NETWORK_FIX }];
+    if (error.status === 404) return [{ level: 'unchecked', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
+    return [{ level: 'unchecked', what: `could not list models at ${client.baseUrl}/models: ${error.message}; the model ids were not checked`, fix: NETWORK_FIX }];
   }
   return configuredModels(config).map((configured) => describe(configured, judgeModel(configured.model, rows), client.baseUrl));
 }
@@ -133,9 +143,9 @@ function configuredModels(config: Config): Configured[] {
 function describe({ model, role, variable }: Configured, verdict: ModelVerdict, baseUrl: string): Line {
   switch (verdict.status) {
     case 'listed':
-      return { level: 'ok', what: `${role} model ${model} exists${verdict.aliasOf ? ` (an alias, now ${verdict.aliasOf})` : ''}` };
-    case 'unlisted_alias':
-      return { level: 'ok', what: `${role} model ${model} is an alias, resolved by OpenRouter at call time (${baseUrl}/models lists no aliases)` };
+      return { level: 'ok', what: `${role} model ${model} exists${listedAs(verdict)}` };
+    case 'unchecked_alias':
+      return { level: 'unchecked', what: `${role} model ${model} is an alias, which ${baseUrl}/models does not list (it lists no aliases): it was not checked` };
     case 'expiring':
       return {
         level: 'warn',
@@ -147,7 +157,27 @@ function describe({ model, role, variable }: Configured, verdict: ModelVerdict, 
   }
 }
 
+/** " (the :nitro variant of x, an alias, now y)": how a listed id was found. */
+function listedAs(verdict: { aliasOf?: string; variantOf?: string }): string {
+  const variant = verdict.variantOf && `a variant of ${verdict.variantOf}`;
+  const alias = verdict.aliasOf && `an alias, now ${verdict.aliasOf}`;
+  const parts = [variant, alias].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
 const nearest = (ids: string[]) => (ids.length > 0 ? `; nearest current ids: ${ids.join(', ')}` : '; see https://openrouter.ai/models');
+
+/** The log file opens as the server would open it (created if missing); no line when there is none. */
+function checkLogFile(config: Config): Line[] {
+  if (!config.logFile) return [];
+  try {
+    closeSync(openLogFile(config.logFile));
+    return [{ level: 'ok', what: `logs also go to ${config.logFile}` }];
+  } catch (caught) {
+    if (!(caught instanceof ConfigError)) throw caught;
+    return [{ level: 'fail', what: caught.message, fix: 'set PARALLEL_LLM_LOG_FILE to a file you can write, or unset it' }];
+  }
+}
 
 async function checkOutputFolder(config: Config): Promise<Line[]> {
   if (!config.saveOutputs) return [{ level: 'ok', what: 'saving runs is off (PARALLEL_LLM_SAVE_OUTPUTS=false)' }];

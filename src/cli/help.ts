@@ -1,7 +1,7 @@
-/** package.json's homepage: where a user who started us through npx finds the README. */
-export const HOMEPAGE = 'https://github.com/parallel-llm-mcp/parallel-llm-mcp#readme';
+import { readmePath } from '../version.js';
 
-export const HELP = `parallel-llm-mcp: ask several LLMs the same question through OpenRouter, get one synthesized answer.
+/** The main help; it names this copy's README, since the package has no web page. */
+export const mainHelp = () => `parallel-llm-mcp: ask several LLMs the same question through OpenRouter, get one synthesized answer.
 
 Usage:
   parallel-llm-mcp                 run the stdio MCP server (what MCP clients launch)
@@ -12,12 +12,17 @@ Usage:
   parallel-llm-mcp --help          this text (also: ask --help, doctor --help, ...)
   parallel-llm-mcp --version       the version
 
-Configuration is read from the environment; only OPENROUTER_API_KEY is required.
-Every variable is described in the README: ${HOMEPAGE}
+Configuration is read from the environment and from .env in the working folder; only
+OPENROUTER_API_KEY is required. Every variable is in docs/configuration.md, beside the README: ${readmePath()}
 `;
 
+/** What the server says when started by hand in a terminal, where nobody speaks JSON-RPC to it. */
+export const terminalGreeting = (version: string) =>
+  `parallel-llm-mcp ${version} is an MCP server: an MCP client starts it and talks JSON-RPC on its stdin and stdout, so here it only waits (Ctrl-C ends it). ` +
+  `From a terminal, ask a question with parallel-llm-mcp ask "your question", check the setup with parallel-llm-mcp doctor, and see ${readmePath()} to add it to a client.\n`;
+
 export const ASK_HELP = `Usage: parallel-llm-mcp ask [options] [--] "prompt"
-       command | parallel-llm-mcp ask
+       command | parallel-llm-mcp ask [options]
 
 Sends the prompt to every model in PARALLEL_LLM_MODELS at once, then has the synthesizer
 (PARALLEL_LLM_SYNTHESIZER_MODEL) merge their answers. Words after ask are joined into one
@@ -25,27 +30,38 @@ prompt; with none, the prompt is read from stdin. Put -- before a prompt that be
 
 Live progress goes to stderr, the answer to stdout, and the run folder is named at the end.
 Ctrl-C stops the run and its billing. The run executes in the run host, so closing the
-terminal does not stop it: the same command again picks it up, paying nothing twice.
-Exit codes: 0 answered, 1 no model answered or the call was refused (cost, follow-up),
-2 no prompt or a bad option, 130 cancelled.
+terminal does not stop it: the same command again picks it up, paying nothing twice (and
+within 10 minutes of its end returns it, at no cost).
+Exit codes: 0 answered, 1 no model answered or the call was refused (over its cost ceiling,
+a follow-up of an unfinished run), 2 no prompt or a bad option, 130 cancelled.
 
-Options (each as process_prompt takes it; the environment's setting otherwise):
-  --strategy S               synthesize, judge or council (PARALLEL_LLM_STRATEGY)
-  --max-cost USD             refuse, before any request, a call whose worst case is above this
-                             (it may lower PARALLEL_LLM_MAX_COST_USD, never raise it)
-  --reasoning-effort E       minimal, low, medium or high (PARALLEL_LLM_REASONING_EFFORT)
-  --follow-up-of RUN_ID      a follow-up on a finished run: each model continues its own answer
-  -h, --help                 this text
+Options (each sets what process_prompt's argument of the same name sets, for this run only):
+  --models a/x,b/y       the candidate models, comma-separated (a model may repeat)
+  --synthesizer c/z      the synthesizer, or a comma-separated list tried in order
+  --temperature 0.7      sampling temperature, 0 to 2, for every model and the synthesizer
+  --max-tokens 16384     max_tokens for every model and the synthesizer
+  --strategy judge       synthesize, judge or council: how the answers become one
+  --max-cost 0.50        refuse, before any request, a call whose worst case is above this
+                         many US dollars (it may lower PARALLEL_LLM_MAX_COST_USD, never raise it)
+  --reasoning-effort E   minimal, low, medium or high, for every model and step
+  --follow-up-of RUN_ID  a follow-up on a finished run: each model continues its own answer
+  --fresh                ask anew, even if the same request ran in the last 10 minutes
+  --json                 print the structured result (process_prompt's structuredContent,
+                         the answers included) on stdout instead of the answer
+  -h, --help             this text
 `;
 
 export const DOCTOR_HELP = `Usage: parallel-llm-mcp doctor
 
 Checks the setup without asking any model anything: the key (GET /key), every configured
-model id (GET /models: retired ids, ids OpenRouter will remove, and the nearest current ones),
-and that the output folder can be written. Each check has a 10 s limit. A server without /key
-or /models (another OpenAI-compatible API) skips that check.
+model id (GET /models: retired ids, ids OpenRouter will remove, and the nearest current ones;
+an id with a :variant such as :nitro or :free on its base id), the log file if one is set, and
+that the output folder can be written. Each check has a 10 s limit. What cannot be checked (an
+endpoint that is missing, unreachable or silent; an alias on a list without aliases) is marked ?
+and counted in the last line: "N passed, M could not be checked".
 
-Exit codes: 0 all checks passed (warnings allowed), 1 something must be fixed, 2 a bad option.
+Exit codes: 0 nothing wrong found (warnings and unchecked items allowed), 1 something must be
+fixed, 2 a bad option.
 
 Options:
   -h, --help   this text

@@ -2,20 +2,39 @@ import type { ModelRow } from '../openrouter/schemas.js';
 
 /** What `doctor` concludes about one configured model id, from the API's model list. */
 export type ModelVerdict =
-  | { status: 'listed'; aliasOf?: string }
-  /** A `~vendor/...-latest` alias on an API that lists no aliases: it can only be resolved at call time. */
-  | { status: 'unlisted_alias' }
+  /** `variantOf`: the id is `base:variant` (`:nitro`, `:floor`, `:free`, ...), unlisted itself, its base listed. */
+  | { status: 'listed'; aliasOf?: string; variantOf?: string }
+  /** A `~vendor/...-latest` alias on an API that lists no aliases: only a call can tell whether it resolves. */
+  | { status: 'unchecked_alias' }
   | { status: 'expiring'; date: string; suggestions: string[] }
   | { status: 'gone'; suggestions: string[] };
 
 export function judgeModel(model: string, rows: ModelRow[]): ModelVerdict {
-  const row = rows.find((candidate) => candidate.id === model || candidate.canonical_slug === model);
-  if (!row) {
-    if (isAlias(model) && !rows.some((candidate) => isAlias(candidate.id))) return { status: 'unlisted_alias' };
-    return { status: 'gone', suggestions: nearestCurrent(model, rows) };
+  const row = findRow(model, rows);
+  if (row) return judgeRow(model, row, rows);
+  // OpenRouter's variant suffixes apply to every model, but /models lists only a few `:free` and `:thinking` rows.
+  const base = baseOf(model);
+  const baseRow = base === undefined ? undefined : findRow(base, rows);
+  if (base && baseRow) {
+    const verdict = judgeRow(base, baseRow, rows);
+    return verdict.status === 'listed' ? { ...verdict, variantOf: base } : verdict;
   }
+  const id = base ?? model;
+  if (isAlias(id) && !rows.some((candidate) => isAlias(candidate.id))) return { status: 'unchecked_alias' };
+  return { status: 'gone', suggestions: nearestCurrent(id, rows) };
+}
+
+const findRow = (model: string, rows: ModelRow[]) => rows.find((candidate) => candidate.id === model || candidate.canonical_slug === model);
+
+function judgeRow(model: string, row: ModelRow, rows: ModelRow[]): ModelVerdict {
   if (row.expiration_date) return { status: 'expiring', date: row.expiration_date, suggestions: nearestCurrent(model, rows) };
   return row.alias_target ? { status: 'listed', aliasOf: row.alias_target.slug } : { status: 'listed' };
+}
+
+/** `vendor/model` of `vendor/model:variant`; undefined for an id without a variant suffix. */
+function baseOf(model: string): string | undefined {
+  const match = /^(.+\/[^:]+):[a-z0-9-]+$/i.exec(model);
+  return match?.[1];
 }
 
 const isAlias = (id: string) => id.startsWith('~');

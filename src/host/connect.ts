@@ -10,7 +10,7 @@ import { removeOwnFile, ensureHostDir } from './dir.js';
 import type { HostPaths } from './paths.js';
 import { HOST_NAME } from './protocol.js';
 import { connect } from './socket.js';
-import { SocketTransport } from './socket-transport.js';
+import { socketTransport } from '../mcp/line-transport.js';
 
 /** How long a face waits for a run host to be there: started by itself or by another face. */
 const START_MS = 10_000;
@@ -45,7 +45,7 @@ export async function openClient(paths: HostPaths, version: string): Promise<Cli
   const socket = await connect(paths.socket);
   const client = new Client({ name: 'parallel-llm-mcp-face', version });
   try {
-    await client.connect(new SocketTransport(socket));
+    await client.connect(socketTransport(socket));
     const host = client.getServerVersion();
     if (host?.name !== HOST_NAME || host.version !== version) throw new Error(`${paths.socket} is served by ${host?.name} ${host?.version}, not the run host ${version}`);
     return client;

@@ -11,7 +11,7 @@ import { ensureHostDir, removeOwnFile } from './dir.js';
 import { hostPaths, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
 import { hostServer } from './serve.js';
-import { SocketTransport } from './socket-transport.js';
+import { socketTransport } from '../mcp/line-transport.js';
 
 /** After a stop signal the host is gone this soon, its runs journaled as interrupted. */
 const FORCE_EXIT_MS = 3000;
@@ -54,7 +54,7 @@ async function runHost(args: string[], config: Config): Promise<void> {
     faces++;
     socket.on('close', () => faces--);
     socket.on('error', () => undefined);
-    void hostServer(service, version, info).connect(new SocketTransport(socket));
+    void hostServer(service, version, info).connect(socketTransport(socket));
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;

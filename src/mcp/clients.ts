@@ -3,7 +3,8 @@ import type { Layout } from '../present/result.js';
 /**
  * What we know of each MCP client, by the `clientInfo.name` it sends in `initialize`: how long
  * it waits for a tool call, and which side of a result its model reads. Sources and reasoning
- * are in the README's "Clients" table; keep the two in step.
+ * are in docs/long-runs.md's client table; keep the two in step. Each budget stays below the
+ * client's own limit.
  */
 interface ClientProfile {
   match: RegExp;
@@ -15,14 +16,17 @@ const CLIENTS: ClientProfile[] = [
   // Claude Desktop: reports of ~60 s, later builds ~4 min; its model reads the text content.
   { match: /^claude-ai$/i, budgetMs: 55_000, layout: 'content' },
   { match: /^local-agent-mode-/i, budgetMs: 55_000, layout: 'both' },
-  // Claude Code: MCP_TOOL_TIMEOUT (~28 h by default), progress resets its idle timer; its model reads structuredContent.
+  // Claude Code: MCP_TOOL_TIMEOUT, effectively unlimited by default, and progress resets its idle timer; its model reads structuredContent.
   { match: /^claude-code$/i, budgetMs: 600_000, layout: 'structured_content' },
   // Cursor has been seen cancelling tool calls at 5 minutes.
   { match: /^cursor/i, budgetMs: 270_000, layout: 'both' },
   // VS Code sets no timer and runs task-capable tools as tasks; its model reads structuredContent.
   { match: /^(visual studio code|vscodium|code - oss)/i, budgetMs: 270_000, layout: 'structured_content' },
-  { match: /^codex/i, budgetMs: 55_000, layout: 'structured_content' },
+  // Codex: `tool_timeout_sec`, 300 s by default; its model reads structuredContent.
+  { match: /^codex/i, budgetMs: 270_000, layout: 'structured_content' },
+  // Gemini CLI: 600 s by default (MCP_DEFAULT_TIMEOUT_MSEC), progress ignored.
   { match: /^gemini-cli/i, budgetMs: 540_000, layout: 'content' },
+  // Goose: 300 s per extension by default.
   { match: /^goose/i, budgetMs: 270_000, layout: 'content' },
   { match: /^inspector-tui$/i, budgetMs: 270_000, layout: 'both' },
   // The Inspector's web client (60 s in all) and CLI (60 s).

@@ -21,6 +21,35 @@ export const GET_RUN_DESCRIPTION =
 
 const modelId = z.string().trim().min(1, 'a model id must not be blank');
 
+/** What one call may set for itself, over the configuration: the tool's arguments beside the prompt, and `ask`'s flags. */
+export const callSettingsShape = {
+  models: z
+    .array(modelId)
+    .min(1, 'models must name at least one model')
+    .max(20, 'models may name at most 20 models')
+    .optional()
+    .describe('OpenRouter model ids to ask instead of the configured candidates; a model may repeat.'),
+  synthesizer_model: z
+    .union([modelId, z.array(modelId).min(1, 'synthesizer_model must name at least one model').max(5, 'synthesizer_model may name at most 5 models')])
+    .optional()
+    .describe('OpenRouter model id that merges the answers, or a list tried in order until one succeeds.'),
+  temperature: z
+    .number()
+    .min(0, 'temperature must be between 0 and 2')
+    .max(2, 'temperature must be between 0 and 2')
+    .optional()
+    .describe('Sampling temperature (0-2) for every model, the synthesizer included.'),
+  max_tokens: z
+    .number()
+    .int('max_tokens must be a whole number')
+    .min(1, 'max_tokens must be between 1 and 1000000')
+    .max(1_000_000, 'max_tokens must be between 1 and 1000000')
+    .optional()
+    .describe('Upper limit of tokens per answer, reasoning included, for every model and the synthesizer.'),
+  ...strategyInputShape,
+  fresh: z.boolean().optional().describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
+};
+
 export function processPromptShape(maxPromptChars: number) {
   return {
     prompt: z
@@ -28,20 +57,7 @@ export function processPromptShape(maxPromptChars: number) {
       .refine((text) => text.trim().length > 0, 'prompt must not be blank')
       .refine((text) => text.length <= maxPromptChars, `prompt is longer than the limit of ${maxPromptChars} characters (PARALLEL_LLM_MAX_PROMPT_CHARS)`)
       .describe('The whole problem, self-contained: each model sees only this.'),
-    models: z
-      .array(modelId)
-      .min(1, 'models must name at least one model')
-      .max(20, 'models may name at most 20 models')
-      .optional()
-      .describe('OpenRouter model ids to ask instead of the configured candidates; a model may repeat.'),
-    synthesizer_model: z
-      .union([modelId, z.array(modelId).min(1, 'synthesizer_model must name at least one model').max(5, 'synthesizer_model may name at most 5 models')])
-      .optional()
-      .describe('OpenRouter model id that merges the answers, or a list tried in order until one succeeds.'),
-    temperature: z.number().min(0).max(2).optional().describe('Sampling temperature (0-2) for every model, the synthesizer included.'),
-    max_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper limit of tokens per answer, reasoning included, for every model and the synthesizer.'),
-    ...strategyInputShape,
-    fresh: z.boolean().optional().describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
+    ...callSettingsShape,
   };
 }
 

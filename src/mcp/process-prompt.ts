@@ -1,15 +1,13 @@
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { z } from 'zod';
-import type { Config } from '../config.js';
 import { firstLine, refusalResult } from '../present/result.js';
 import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { StartRefusal } from '../run/refusal.js';
-import type { RunRequest } from '../run/request.js';
+import { runRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
-import { strategyRequest } from './strategy-inputs.js';
 import type { RunTaskStore } from './tasks.js';
 
 export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPromptShape>>>;
@@ -22,7 +20,7 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  */
 export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
   const { config } = context;
-  const started = await context.service.start(runRequest(args, config), { fresh: args.fresh, maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd) });
+  const started = await context.service.start(runRequest(args.prompt, args, config), { fresh: args.fresh, maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd) });
   if ('refused' in started) return refusedTask(context, tasks, started.refused, extra);
   const { id, joined } = started;
   const handle = new RunHandle(id, context.service);
@@ -53,16 +51,4 @@ async function refusedTask(context: FaceContext, tasks: RunTaskStore, refusal: S
   // A task's client reads why in tasks/get; its result (tasks/result) is the whole refusal.
   await tasks.updateTaskStatus(task.taskId, 'failed', firstLine(result));
   return { task: (await tasks.getTask(task.taskId))! };
-}
-
-export function runRequest(args: ProcessPromptArgs, config: Config): RunRequest {
-  const synthesizers = args.synthesizer_model === undefined ? config.synthesizerModels : [args.synthesizer_model].flat();
-  return {
-    prompt: args.prompt,
-    models: args.models ?? config.models,
-    synthesizers,
-    temperature: args.temperature ?? config.temperature,
-    maxTokens: args.max_tokens ?? config.maxTokens,
-    ...strategyRequest(args, config),
-  };
 }

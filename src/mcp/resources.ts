@@ -2,6 +2,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RunHandle } from '../run/handle.js';
 import type { Listing, RunService } from '../run/service.js';
+import { count } from '../present/words.js';
 
 /** How many runs resources/list offers: the newest. */
 const LISTED_RUNS = 25;
@@ -35,7 +36,7 @@ function listing({ id, state }: Listing) {
     uri,
     name: id,
     title: `${state.title} (${state.status.replace('_', ' ')})`,
-    description: `${state.candidates.length} models, started ${state.started_at}`,
+    description: `${count(state.candidates.length, 'model')}, started ${state.started_at}`,
     mimeType: 'text/markdown',
   };
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../config.js';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
-import type { RunRequest } from '../run/request.js';
 import { STRATEGIES } from '../run/strategies/strategy.js';
 
 /**
@@ -44,18 +42,3 @@ export const strategyInputShape = {
     .optional()
     .describe('The run_id of a finished run to follow up: each model gets that run\'s prompt, its own answer and the final answer as the conversation so far, then this prompt.'),
 };
-
-export type StrategyArgs = Partial<{ [K in keyof typeof strategyInputShape]: z.infer<(typeof strategyInputShape)[K]> }>;
-
-/** The request's strategy fields: the call's own, else the server's settings. */
-export function strategyRequest(
-  args: StrategyArgs,
-  config: Pick<Config, 'strategy' | 'reasoningEffort'>,
-): Pick<RunRequest, 'strategy' | 'reasoningEffort' | 'followUpOf'> {
-  const reasoningEffort = args.reasoning_effort ?? config.reasoningEffort;
-  return {
-    strategy: args.strategy ?? config.strategy,
-    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
-    ...(args.follow_up_of === undefined ? {} : { followUpOf: args.follow_up_of }),
-  };
-}

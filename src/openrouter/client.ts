@@ -54,7 +54,7 @@ export class OpenRouterClient {
   private readonly retry: RetryPolicy;
   private readonly redact: Redactor;
   /** Loaded on the first request: undici is a megabyte of code the server's start does not need. */
-  private http: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  private http: Promise<{ agent: Agent; request: typeof import('./undici.js').request }> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -64,7 +64,7 @@ export class OpenRouterClient {
 
   /** One pool for the whole process. Our own timers govern waiting, so undici's are off. */
   private pool() {
-    this.http ??= import('undici').then(({ Agent, request }) => ({
+    this.http ??= import('./undici.js').then(({ Agent, request }) => ({
       request,
       agent: new Agent({
         connections: this.options.maxConnections,

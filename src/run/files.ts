@@ -30,11 +30,11 @@ export class RunFiles {
   }
 
   /** Saves `text` as `name`; resolves to the name once it is on disk, or undefined (with a warning) when it could not be. */
-  async save(name: string, text: string): Promise<string | undefined> {
+  async save(name: string, text: string, options: { catchUp?: boolean } = {}): Promise<string | undefined> {
     const folder = await this.folder;
     if (!folder) return undefined;
     try {
-      await folder.write(name, text);
+      await folder.write(name, text, options);
       return name;
     } catch (error) {
       return this.failed(name, error);
@@ -69,9 +69,18 @@ export class RunFiles {
     };
   }
 
-  /** Rewrites run.json, true once it is on disk; each rewrite replaces the last whole, so a crash leaves the latest step that completed. */
+  /**
+   * Rewrites run.json, true once it is on disk; each rewrite replaces the last whole, so a crash
+   * leaves the latest step that completed. One the disk refuses (ENOSPC, EIO) is tried again
+   * until it lands, so the journal catches up without waiting for the run's next step.
+   */
   async saveRecord(record: RunRecord): Promise<boolean> {
-    return (await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`)) !== undefined;
+    return (await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`, { catchUp: true })) !== undefined;
+  }
+
+  /** Settles once the journal's latest entry is on disk. */
+  async recordFlushed(): Promise<void> {
+    await (await this.folder)?.flushed('run.json');
   }
 }
 

@@ -75,6 +75,11 @@ export class RunJournal {
     return this.files?.saveRecord(this.record) ?? Promise.resolve(false);
   }
 
+  /** Settles once the journal's latest entry is on disk (at once when runs are not saved). */
+  async flushed(): Promise<void> {
+    await this.files?.recordFlushed();
+  }
+
   /** Whether the journal names the file of every text a result shows: each answer, and the synthesis if there is one. */
   textsNamed(synthesized: boolean): boolean {
     const answers = this.record.candidates.every((candidate) => candidate.status !== 'answered' || candidate.file !== undefined);

@@ -196,12 +196,18 @@ const costSchema = z.object({
 });
 export type CostRecord = z.infer<typeof costSchema>;
 
-/** Which process runs the run: how another process tells a live run from an interrupted one (see owner.ts). */
+/** Which process runs the run: how another process tells a live run from an interrupted one (see liveness.ts). */
 const ownerSchema = z.object({
   pid: z.number(),
   host: z.string(),
   /** Random per process, since a pid can be reused (pid 1 in every container). */
   instance: z.string(),
+  /** On Linux: the process's start time (field 22 of /proc/<pid>/stat), the boot and the PID namespace it ran in. */
+  start_time: z.number().optional(),
+  boot_id: z.string().optional(),
+  pid_ns: z.string().optional(),
+  /** The package version that ran it: another version never takes it over. */
+  version: z.string().optional(),
 });
 export type Owner = z.infer<typeof ownerSchema>;
 

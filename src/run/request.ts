@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
-import { STRATEGIES } from './strategies/strategy.js';
+import type { Config } from '../config.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../openrouter/chat-body.js';
+import { STRATEGIES, type Strategy } from './strategies/strategy.js';
 
 /** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */
 export const requestSchema = z.object({
@@ -44,4 +45,34 @@ export function requestKey(request: RunRequest, upstream: string): string {
     ...(Object.keys(beyondDefaults).length === 0 ? [] : [beyondDefaults]),
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+}
+
+/** What one call may set for itself, named as process_prompt's arguments name it. */
+export interface CallSettings {
+  models?: string[] | undefined;
+  /** One id, or a list tried in order. */
+  synthesizer_model?: string | string[] | undefined;
+  temperature?: number | undefined;
+  max_tokens?: number | undefined;
+  strategy?: Strategy | undefined;
+  reasoning_effort?: ReasoningEffort | undefined;
+  /** The run_id of the run this one follows up. */
+  follow_up_of?: string | undefined;
+  /** Not part of the request: the cost ceiling it may start under (see admission.ts). */
+  max_cost_usd?: number | undefined;
+}
+
+/** The run a call asks for: its prompt, with its own settings over the configuration's. */
+export function runRequest(prompt: string, settings: CallSettings, config: Config): RunRequest {
+  const reasoningEffort = settings.reasoning_effort ?? config.reasoningEffort;
+  return {
+    prompt,
+    models: settings.models ?? config.models,
+    synthesizers: settings.synthesizer_model === undefined ? config.synthesizerModels : [settings.synthesizer_model].flat(),
+    temperature: settings.temperature ?? config.temperature,
+    maxTokens: settings.max_tokens ?? config.maxTokens,
+    strategy: settings.strategy ?? config.strategy,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
+  };
 }

@@ -47,6 +47,8 @@ export class Run {
   readonly settled: Promise<void>;
   private finished!: () => void;
   private savedWhole = false;
+  /** Its end is on disk (or the disk refused it): until then, the run reads as running, whatever its record says. */
+  private ended = false;
 
   constructor(init: NewRun) {
     this.id = init.id;
@@ -75,13 +77,14 @@ export class Run {
     return this.changes.version;
   }
 
+  /** Running until its end is journaled: no reader hears of an end that is not on disk. */
   get status(): RunStatus {
-    return this.record.status;
+    return this.ended ? this.record.status : 'running';
   }
 
   /** The run as its faces see it: a copy, so that a reader holds no part of the live record. */
   state(): RunState {
-    return structuredClone(stateOf(this.record));
+    return { ...structuredClone(stateOf(this.record)), status: this.status };
   }
 
   texts(): RunTexts {
@@ -95,17 +98,17 @@ export class Run {
 
   /** An explicit stop: every upstream request of the run is aborted, and nothing more is billed. */
   cancel(reason: string): void {
-    if (this.record.status === 'running') this.stopper.abort(new RunStopped('cancelled', reason));
+    if (this.status === 'running') this.stopper.abort(new RunStopped('cancelled', reason));
   }
 
   /** Its process is ending: stop, and leave the run for a later process to resume. */
   interrupt(reason: string): void {
-    if (this.record.status === 'running') this.stopper.abort(new RunStopped('interrupted', reason));
+    if (this.status === 'running') this.stopper.abort(new RunStopped('interrupted', reason));
   }
 
   /** Stopped, but still winding down its requests: it will settle as cancelled or interrupted. */
   get stopping(): boolean {
-    return this.record.status === 'running' && this.stopper.signal.aborted;
+    return this.status === 'running' && this.stopper.signal.aborted;
   }
 
   stopped(): RunStopped | undefined {
@@ -244,8 +247,16 @@ export class Run {
     this.reasonings.clear();
     record.totals = runTotals(record);
     this.savedWhole = (await this.journal.save()) && this.journal.textsNamed(this.answer !== undefined);
+    this.ended = true;
     this.changes.notify();
     this.finished();
+  }
+
+  /** Once a journal the disk refused has caught up: whether the run is now whole on disk. */
+  async caughtUp(): Promise<boolean> {
+    await this.journal.flushed();
+    this.savedWhole = this.journal.textsNamed(this.answer !== undefined);
+    return this.savedWhole;
   }
 
   warn(message: string): void {

@@ -1,26 +1,27 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { ok } from '../result.js';
+import { LeaseKeeper } from '../store/leases.js';
 import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
 import { admit, type AdmissionDeps, type Admitted } from './admission.js';
+import { claimRequest, type Found } from './claiming.js';
 import { readEarlierRun } from './earlier.js';
 import { RunFiles } from './files.js';
+import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
-import type { RunDeps } from './steps/context.js';
-import { currentOwner, ownerAlive, runningHere } from './owner.js';
-import { STATUS, type Owner, type RunRecord } from './record.js';
+import { STATUS, type RunRecord } from './record.js';
 import type { StartRefusal } from './refusal.js';
+import { REUSE_MS, reusable } from './reuse.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
+import type { RunDeps } from './steps/context.js';
 import { StoredRuns } from './stored-watch.js';
 import type { StoredRun } from './stored.js';
 
-/** The same request within this long of its run's end returns that run instead of paying again. */
-const REUSE_MS = 10 * 60 * 1000;
-/** A stopped run older than this is asked anew rather than resumed. */
-const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
-/** Claims of one resumption tried before giving up: each earlier claimant must have died. */
-const MAX_CLAIMS = 3;
+/** How long a process stays for a journal the disk keeps refusing. */
+const CATCH_UP_MS = 60 * 60 * 1000;
 
 export interface RunsOptions {
   deps: RunDeps;
@@ -35,9 +36,6 @@ export interface RunsOptions {
   admission: Omit<AdmissionDeps, 'earlierRun'>;
 }
 
-/** A run by id: this process's (live), or one known from its folder. */
-export type Found = { live: Run } | { stored: StoredRun };
-
 /** A request's run, or why none was started. */
 export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
 
@@ -47,26 +45,32 @@ export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
  * the models that have no saved answer. Runs of other processes are found through `stored`.
  */
 export class Runs {
-  readonly owner: Owner;
+  readonly owner: OwnerIdentity;
   readonly stored: StoredRuns | undefined;
   /** This process's runs while they run, and after as long as they are not whole on disk. */
   private readonly live = new Map<string, Run>();
   /** Runs that have not settled yet: shutdown waits for them. */
   private readonly unsettled = new Set<Run>();
+  /** Runs that have settled while the disk refused their journal: it is tried again until it lands. */
+  private readonly catchingUp = new Set<Run>();
   /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
   private readonly starting = new Map<string, Promise<Start>>();
   private readonly startListeners = new Set<() => void>();
 
+  /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
+  private readonly lease: LeaseKeeper | undefined;
+
   constructor(private readonly options: RunsOptions) {
     this.owner = currentOwner();
-    this.stored = options.store && new StoredRuns(options.store, this.owner);
+    this.stored = options.store && new StoredRuns(options.store);
+    this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
   }
 
-  /** How many runs are executing here now. */
+  /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
   get running(): number {
-    return this.unsettled.size;
+    return this.unsettled.size + this.catchingUp.size;
   }
 
   /**
@@ -76,14 +80,13 @@ export class Runs {
    */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     const key = requestKey(request, this.options.upstream);
-    if (fresh) return this.startNew(request, key, maxCostUsd);
     // The same request twice at the same moment: the second joins what the first finds or starts.
-    const starting = this.starting.get(key);
+    const starting = fresh ? undefined : this.starting.get(key);
     if (starting) {
       const first = await starting;
       return 'refused' in first ? first : { run: first.run, joined: 'attached' };
     }
-    const started = this.joinOrResume(key, request, maxCostUsd).then((found) => found ?? this.startNew(request, key, maxCostUsd));
+    const started = this.findOrStart(key, request, fresh, maxCostUsd);
     this.starting.set(key, started);
     try {
       return await started;
@@ -117,10 +120,33 @@ export class Runs {
     while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
   }
 
-  private async startNew(request: RunRequest, key: string, ceilingUsd: number | undefined): Promise<Start> {
-    const admitted = await this.admit(request, ceilingUsd, []);
+  /**
+   * The run this request already has, or a new one: this process's own latest run of it is
+   * joined (or, stopped, waited for and taken over); otherwise the request is claimed in the
+   * store, and the claim says what to do. A new or resumed run is admitted first (see
+   * admission.ts), a joined one never needs to be. Where the store cannot be used for claims,
+   * the run goes on here all the same (and says why it is not saved).
+   */
+  private async findOrStart(key: string, request: RunRequest, fresh: boolean, ceilingUsd: number | undefined): Promise<Start> {
+    const mine = fresh ? undefined : await this.mine(key);
+    if (mine) return { run: mine, joined: 'attached' };
+    const { store, logger } = this.options;
+    const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
+    // A resumed run pays only for the answers it has not saved.
+    const admitting = (resume: StoredRun | undefined) => this.admit(request, ceilingUsd, resume ? savedAnswers(resume.effective()) : []);
+    const claimed = context
+      ? await claimRequest(key, context, fresh, admitting).catch((error: unknown) => {
+          logger.warn({ err: error }, 'the request could not be claimed in the output folder');
+          return undefined;
+        })
+      : undefined;
+    if (claimed && 'refused' in claimed) return claimed;
+    if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
+    if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request, claimed.admitted);
+    // Started under a claim, or (no claim to be had) here all the same.
+    const admitted = claimed ? ok(claimed.admitted) : await admitting(undefined);
     if (!admitted.ok) return { refused: admitted.error };
-    return { run: { live: this.launch(this.newRun(request, key, admitted.value)) }, joined: 'new' };
+    return { run: { live: this.launch(this.newRun(request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
   }
 
   private admit(request: RunRequest, ceilingUsd: number | undefined, saved: number[]) {
@@ -129,86 +155,54 @@ export class Runs {
     return admit(request, ceilingUsd, saved, { ...admission, earlierRun });
   }
 
-  /** The run this request already has: running or recently finished (joined), or stopped (resumed now). */
-  private async joinOrResume(key: string, request: RunRequest, ceilingUsd: number | undefined): Promise<Start | undefined> {
-    const liveId = this.latestByKey.get(key);
-    let run = liveId ? this.live.get(liveId) : undefined;
-    if (run && !run.stopping && this.reusable(run.state())) return { run: { live: run }, joined: 'attached' };
-    if (run && (run.stopping || STATUS[run.status].resumable)) {
-      // Stopped: once its last journal entry is written, it is resumed from its folder.
-      await run.settled;
-      run = this.live.get(run.id);
+  /**
+   * This process's latest run of the request, while it may be joined: in memory, or (once whole
+   * on disk) in its folder, found so even when the request's claims cannot be read. A stopped
+   * one is waited for, to be taken over through the claims.
+   */
+  private async mine(key: string): Promise<Found | undefined> {
+    const id = this.latestByKey.get(key);
+    const run = id ? this.live.get(id) : undefined;
+    if (run && !run.stopping && reusable(run.state())) return { live: run };
+    if (run) {
+      if (run.stopping || STATUS[run.status].resumable) await run.settled;
+      return undefined;
     }
-    // The index names the request's newest run of any process; this process's last one (found
-    // on disk once it has ended) stands in when the index cannot be read.
-    const storedId = (await this.options.store?.readIndex(key).catch(() => undefined))?.trim() || (run ? undefined : liveId);
-    if (!storedId || storedId === run?.id || !this.stored) return undefined;
-    const opened = await this.stored.open(storedId);
-    if (!opened.ok) return undefined;
-    const stored = opened.value;
-    const record = stored.effective();
-    if (record.request_key !== key) return undefined;
-    if (this.reusable(record)) return { run: { stored }, joined: 'attached' };
-    if (STATUS[record.status].resumable && Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS) return this.resume(stored, record, request, ceilingUsd);
-    return undefined;
-  }
-
-  private reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'updated_at'>): boolean {
-    if (!STATUS[record.status].reusable) return false;
-    return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+    const opened = id && this.stored ? await this.stored.open(id) : undefined;
+    return opened?.ok && reusable(opened.value.effective()) ? { stored: opened.value } : undefined;
   }
 
   /**
-   * Takes over a stopped run: only the models with no saved answer (or none that can be read
-   * back) are asked again, once what that costs at worst is admitted. Of two processes resuming
-   * it at once, the one that makes the claim file first does it; the other follows it like any
-   * other process's run.
+   * Takes over a stopped run, its claim won: only the models with no saved answer (or none
+   * that can be read back) are asked again.
    */
-  private async resume(stored: StoredRun, record: Readonly<RunRecord>, request: RunRequest, ceilingUsd: number | undefined): Promise<Start> {
+  private async resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Promise<Start> {
     const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
-    const admitted = await this.admit(request, ceilingUsd, [...texts.answers.keys()]);
-    if (!admitted.ok) return { refused: admitted.error };
-    if (!(await this.claim(stored, record.resumes + 1))) return { run: { stored }, joined: 'attached' };
     const candidates = saved.candidates.map((candidate, i) =>
       candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
-    const run = this.newRun(request, record.request_key, admitted.value, {
-      id: record.run_id,
+    const run = this.newRun(request, saved.request_key, admitted, {
+      id: saved.run_id,
       folder: Promise.resolve(stored.folder),
       resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
     });
-    this.options.logger.info({ run: run.id, was: record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
+    this.options.logger.info({ run: run.id, was: saved.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
     return { run: { live: this.launch(run) }, joined: 'resumed' };
-  }
-
-  /**
-   * Claims the right to resume a run, once per generation. A claim whose process died before
-   * it resumed the run (it would have written the journal) does not block the next claimant.
-   */
-  private async claim({ id, folder }: StoredRun, generation: number): Promise<boolean> {
-    for (let attempt = 1; attempt <= MAX_CLAIMS; attempt++) {
-      const name = `resume-${generation}-${attempt}.claim`;
-      const claim = { owner: this.owner, at: new Date().toISOString() };
-      if (await folder.createExclusive(name, `${JSON.stringify(claim)}\n`).catch(() => false)) return true;
-      const earlier = parseClaim(await folder.read(name, 4096).catch(() => undefined));
-      if (!earlier || ownerAlive({ run_id: id, owner: earlier.owner, updated_at: earlier.at }, this.owner)) return false;
-    }
-    return false;
   }
 
   private newRun(
     request: RunRequest,
     key: string,
     admitted: Admitted,
-    existing?: { id: string; folder: Promise<RunFolder>; resumed: { record: RunRecord; answers: Map<number, string> } },
+    existing: { id?: string; folder?: Promise<RunFolder>; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
   ): Run {
     const { store, logger } = this.options;
-    const id = existing?.id ?? newRunId();
+    const id = existing.id ?? newRunId();
     let run: Run | undefined;
     const warn = (message: string) => run?.warn(message);
-    const files = store && new RunFiles(path.join(store.rootDir, id), existing?.folder ?? this.makeFolder(store, id, warn), warn, logger);
+    const files = store && new RunFiles(path.join(store.rootDir, id), existing.folder ?? this.makeFolder(store, id, warn), warn, logger);
     const { cost, earlier } = admitted;
-    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing?.resumed, cost, earlier });
+    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing.resumed, cost, earlier });
     for (const warning of admitted.warnings) run.warn(warning);
     return run;
   }
@@ -227,24 +221,31 @@ export class Runs {
     this.live.set(run.id, run);
     this.unsettled.add(run);
     runningHere(run.id, run.settled);
+    this.lease?.hold(run.settled);
     this.latestByKey.set(run.key, run.id);
-    // Another process that finds the run by its request must find its journal too.
-    void run
-      .started()
-      .then(() => this.options.store?.writeIndex(run.key, run.id))
-      .catch(() => undefined);
+    void run.started();
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
     });
     // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
     // failed it) lives here while it can be reused.
-    void run.settled.then(() => {
+    void run.settled.then(async () => {
       this.unsettled.delete(run);
-      if (run.onDisk) this.live.delete(run.id);
       this.forgetLater(run.id, run.key);
+      if (!run.onDisk && this.options.store) await this.catchUp(run);
+      if (run.onDisk) this.live.delete(run.id);
     });
     for (const listener of this.startListeners) listener();
     return run;
+  }
+
+  /** A run whose end the disk refused: held here, and its process kept, until its journal has caught up (within a limit). */
+  private async catchUp(run: Run): Promise<void> {
+    this.catchingUp.add(run);
+    const limit = new AbortController();
+    await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
+    limit.abort();
+    this.catchingUp.delete(run);
   }
 
   /** Its own function, so that the timer's closure holds the id and key, and not the run (as a closure in `launch` would). */
@@ -258,11 +259,5 @@ export class Runs {
   }
 }
 
-function parseClaim(text: string | undefined): { owner: Owner; at: string } | undefined {
-  try {
-    const claim = JSON.parse(text ?? '') as { owner?: Owner; at?: string };
-    return claim.owner && claim.at ? { owner: claim.owner, at: claim.at } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The candidates (0-based) whose answers a stopped run has saved. */
+const savedAnswers = (record: RunRecord): number[] => record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ok, type Result } from '../result.js';
 import type { RunStore } from '../store/run-store.js';
 import { ChangeSignal, changeWithin } from './change-signal.js';
-import { STATUS, type Owner, type RunRecord } from './record.js';
+import { STATUS, type RunRecord } from './record.js';
 import type { LookupError } from './service.js';
 import { StoredRun } from './stored.js';
 
@@ -26,13 +26,10 @@ interface Watch {
 export class StoredRuns {
   private readonly watches = new Map<string, Watch>();
 
-  constructor(
-    private readonly store: RunStore,
-    private readonly self: Owner,
-  ) {}
+  constructor(private readonly store: RunStore) {}
 
   open(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
-    return StoredRun.open(this.store, id, this.self, maxBytes);
+    return StoredRun.open(this.store, id, maxBytes);
   }
 
   /** The run as it stands, once its version is past `since` or `waitMs` has passed; a version counts the changes seen here. */

@@ -1,8 +1,8 @@
 import { err, ok, type Result } from '../result.js';
 import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
 import { candidateFile } from './files.js';
-import { ownerAlive } from './owner.js';
-import { recordSchema, type CandidateRecord, type Owner, type RunRecord } from './record.js';
+import { alive } from './liveness.js';
+import { recordSchema, type CandidateRecord, type RunRecord } from './record.js';
 import type { RunTexts } from './run.js';
 import type { LookupError } from './service.js';
 
@@ -47,19 +47,25 @@ const damaged = (id: string, why: string): LookupError => ({
  * journal says how it stands; a running record whose process is gone is `interrupted`.
  */
 export class StoredRun {
+  /** Whether the process that runs it (a running record) is alive, as last asked. */
+  private ownerAlive = false;
+
   private constructor(
     readonly folder: RunFolder,
     private record: RunRecord,
-    private readonly self: Owner,
+    private readonly store: RunStore,
     /** The most of run.json it reads: a list reads less than a result. */
     private readonly maxBytes: number,
   ) {}
 
-  static async open(store: RunStore, id: string, self: Owner, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
+  static async open(store: RunStore, id: string, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
     const folder = await store.openRun(id).catch(() => undefined);
     if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${store.rootDir}` });
     const record = await readRecord(folder, maxBytes);
-    return record.ok ? ok(new StoredRun(folder, record.value, self, maxBytes)) : record;
+    if (!record.ok) return record;
+    const run = new StoredRun(folder, record.value, store, maxBytes);
+    await run.askOwner();
+    return ok(run);
   }
 
   get id(): string {
@@ -71,6 +77,7 @@ export class StoredRun {
     if (this.record.status === 'running' || this.record.status === 'interrupted' || this.record.status === 'cancelled') {
       const read = await readRecord(this.folder, this.maxBytes);
       if (read.ok) this.record = read.value;
+      await this.askOwner();
     }
     return this.effective();
   }
@@ -78,7 +85,7 @@ export class StoredRun {
   /** The record as last read, with the status its owner's liveness gives it. */
   effective(): RunRecord {
     const record = this.record;
-    if (record.status !== 'running' || ownerAlive(record, this.self)) return record;
+    if (record.status !== 'running' || this.ownerAlive) return record;
     // Its process is gone. Had it saved the synthesis (only the journal's last entry is missing),
     // the run ended as far as the user is concerned: the same request reuses it rather than paying again.
     if (record.synthesis.status !== 'answered' || !record.synthesis.file) return { ...record, status: 'interrupted' };
@@ -103,6 +110,11 @@ export class StoredRun {
       }
     }
     return { record, texts: { answer, answers, dir: this.folder.dir } };
+  }
+
+  /** A running run is live while the process running it is: the kernel or its lease tells, never the journal's age. */
+  private async askOwner(): Promise<void> {
+    this.ownerAlive = this.record.status === 'running' && (await alive(this.record, this.store.leases));
   }
 
   private read(name: string, maxBytes: number): Promise<string | undefined> {

@@ -4,9 +4,9 @@ import { RequestClaims } from './claims.js';
 import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
 import type { FileWriter } from './file-writer.js';
-import { readOwnFile, sweepStaleTemporaries } from './files.js';
+import { sweepStaleTemporaries } from './files.js';
 import { Leases } from './leases.js';
-import { FILE_NAME, KEY, RUN_ID, checkName, isRunId, newRunId } from './names.js';
+import { FILE_NAME, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
@@ -23,7 +23,6 @@ export interface StoreOptions {
 }
 
 const DEFAULT_OP_TIMEOUT_MS = 5000;
-const MAX_INDEX_BYTES = 4096;
 
 /**
  * Where runs are saved: one new folder per run under the output folder, named so that
@@ -42,8 +41,6 @@ export class RunStore {
   readonly leases: Leases;
   private readonly disk: Disk;
   private readonly catchUp: Backoff;
-  private readonly indexDir: string;
-  private readonly indexWrites: CoalescingWriter;
   /** The folders checked once, while this process lives: none but us can change them. */
   private prepared: Promise<void> | undefined;
   private swept = false;
@@ -55,8 +52,6 @@ export class RunStore {
     const prepare = (signal: AbortSignal) => this.prepare(signal);
     this.claims = new RequestClaims(path.join(this.rootDir, '.requests'), this.disk, prepare);
     this.leases = new Leases(path.join(this.rootDir, '.owners'), this.disk, prepare);
-    this.indexDir = path.join(this.rootDir, '.index');
-    this.indexWrites = new CoalescingWriter((key, value) => this.disk.writeFile(path.join(this.indexDir, key), value));
   }
 
   async createRun(name = newRunId()): Promise<RunFolder> {
@@ -93,24 +88,9 @@ export class RunStore {
     });
   }
 
-  /** Saves a small private value under `key` (letters, digits, `_`, `-`); writes of one key are ordered and coalesced. */
-  async writeIndex(key: string, value: string): Promise<void> {
-    checkName(key, KEY, 'index key');
-    await this.disk.limit(`preparing the index in ${this.rootDir}`, (signal) => this.prepare(signal));
-    await this.indexWrites.write(key, value);
-  }
-
-  async readIndex(key: string): Promise<string | undefined> {
-    checkName(key, KEY, 'index key');
-    return this.disk.limit(`reading the index in ${this.rootDir}`, async (signal) => {
-      await this.prepare(signal);
-      return readOwnFile(path.join(this.indexDir, key), MAX_INDEX_BYTES, signal);
-    });
-  }
-
   /**
-   * The output folder (created 0700 where missing), the staging and index folders, checked to be
-   * ours alone (the claims' and leases' folders are made when first needed). Once they are, only
+   * The output folder (created 0700 where missing) and the staging folder, checked to be ours
+   * alone (the claims' and leases' folders are made when first needed). Once they are, only
    * we could change them, so the check is made once; a failure is not remembered, and the next
    * call checks again.
    */
@@ -119,7 +99,6 @@ export class RunStore {
       await makeDirs(this.rootDir, signal);
       await checkRootDir(this.rootDir);
       await ensurePrivateDir(this.disk.stagingDir);
-      await ensurePrivateDir(this.indexDir);
     })().catch((error: unknown) => {
       this.prepared = undefined;
       throw error;

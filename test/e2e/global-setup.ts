@@ -11,6 +11,8 @@ declare module 'vitest' {
     packedFiles: string[];
     /** A temporary npm cache for npm and npx, removed with the install. */
     npmCache: string;
+    /** The temporary folder the pack and the install were given. */
+    packTmp: string;
   }
 }
 
@@ -20,6 +22,7 @@ export default async function setup(project: TestProject) {
   project.provide('tarball', installed.tarball);
   project.provide('packedFiles', installed.files);
   project.provide('npmCache', installed.npmCache);
+  project.provide('packTmp', installed.tmp);
   return async () => {
     await rm(installed.dir, { recursive: true, force: true });
   };

@@ -39,9 +39,9 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** Spawns the installed bin the way an MCP client does, and connects the SDK's Client to it. */
-export async function connect(env: Record<string, string>, command = binPath(), args: string[] = []): Promise<Session> {
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+/** Spawns the installed bin the way an MCP client does (in `cwd`, when given), and connects the SDK's Client to it. */
+export async function connect(env: Record<string, string>, command = binPath(), args: string[] = [], cwd?: string): Promise<Session> {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe', cwd });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'e2e-client', version: '1.0.0' });
@@ -58,8 +58,21 @@ export const processPrompt = (session: Session, args: Record<string, unknown>, o
   callTool(session, 'process_prompt', args, options);
 
 /** The bin as a bare child process, for what the SDK transport hides: raw stdout, signals, exit codes. */
-export function spawnBin(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(binPath(), args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnBin(args: string[], env: Record<string, string>, cwd?: string): ChildProcessWithoutNullStreams {
+  return spawn(binPath(), args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Runs the installed bin to its end (in `cwd`, when given); `input` is piped to stdin, which is closed either way. */
+export async function runBin(args: string[], env: Record<string, string>, input = '', cwd?: string): Promise<Finished> {
+  const child = spawnBin(args, env, cwd);
+  const done = finished(child);
+  child.stdin.end(input);
+  return done;
+}
+
+/** The environment without these variables: the key a new user has not set yet, or one left to .env. */
+export function without(env: Record<string, string>, ...names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
 }
 
 export interface Finished {

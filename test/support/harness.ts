@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -38,6 +38,13 @@ const madeHere: string[] = [];
 export async function tempDir(prefix = 'parallel-llm-test-'): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   madeHere.push(dir);
+  return dir;
+}
+
+/** A new temporary folder holding a .env file with this text, as a user's working folder would. */
+export async function folderWithDotEnv(text: string): Promise<string> {
+  const dir = await tempDir();
+  await writeFile(path.join(dir, '.env'), text);
   return dir;
 }
 

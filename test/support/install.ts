@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,8 @@ export interface Installed {
    * logs land here, in the temporary folder, instead of growing the user's ~/.npm on every run.
    */
   npmCache: string;
+  /** The temporary folder npm and the build it runs (`prepare`) were given: left empty. */
+  tmp: string;
 }
 
 const QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
@@ -27,8 +29,11 @@ const QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 export async function packAndInstall(): Promise<Installed> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'parallel-llm-pack-'));
   const npmCache = path.join(dir, 'npm-cache');
-  const npm = (args: string[], cwd: string) =>
-    execFileSync('npm', args, { cwd, env: { ...process.env, npm_config_cache: npmCache }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const tmp = path.join(dir, 'tmp');
+  await mkdir(tmp);
+  // `npm pack` builds (prepare) with tsx, which caches what it compiles in TMPDIR unless told not to.
+  const env = { ...process.env, npm_config_cache: npmCache, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' };
+  const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const [packed] = JSON.parse(npm(['pack', '--json', '--silent', '--pack-destination', dir], projectRoot)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const tarball = path.join(dir, packed!.filename);
   const install = path.join(dir, 'install');
@@ -50,5 +55,17 @@ export async function packAndInstall(): Promise<Installed> {
     files: packed!.files.map((file) => file.path),
     binPath: path.join(install, 'node_modules', '.bin', 'parallel-llm-mcp'),
     npmCache,
+    tmp,
   };
+}
+
+/** The packages a cold `npx -y --package=...` installed in `npmCache`, scoped ones included. */
+export function packagesNpxInstalled(npmCache: string): string[] {
+  const npx = path.join(npmCache, '_npx');
+  return readdirSync(npx).flatMap((install) => {
+    const nodeModules = path.join(npx, install, 'node_modules');
+    return readdirSync(nodeModules)
+      .filter((entry) => !entry.startsWith('.'))
+      .flatMap((entry) => (entry.startsWith('@') ? readdirSync(path.join(nodeModules, entry)).map((name) => `${entry}/${name}`) : [entry]));
+  });
 }

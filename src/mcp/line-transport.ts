@@ -1,9 +1,10 @@
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { LineSplitter, type Line } from './stdio-lines.js';
-import { requestIdOf, salvageRequestId } from './stdio-salvage.js';
+import { LineSplitter, type Line } from './line-splitter.js';
+import { requestIdOf, salvageRequestId } from './line-salvage.js';
 
 /** Longer lines are let go unread: no MCP message of ours comes near it, and memory stays bounded. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -12,13 +13,15 @@ const EXCERPT_CHARS = 1024;
 /** How much of a line that cannot be served is quoted in the report: enough to recognise it. */
 const QUOTE_CHARS = 80;
 
-export interface StdioTransportOptions {
+export interface LineTransportOptions {
   maxLineBytes?: number;
 }
 
 /**
- * MCP over stdio, as the SDK's StdioServerTransport, without its fatal flaw: that one closes
- * itself, and the server ends, on a line over 10 MiB, losing every call in flight. This one
+ * MCP as newline-delimited JSON-RPC over a pair of streams: the server's stdio, and the run
+ * host's socket (see `socketTransport`). As the SDK's StdioServerTransport, without its fatal
+ * flaw: that one closes itself, and the server ends, on a line over 10 MiB, losing every call
+ * in flight. This one
  * reads bytes, lets a line over `maxLineBytes` go as it arrives, and answers it with a
  * JSON-RPC error when the request's id can be read from its start or its end (otherwise the
  * line is only reported, through `onerror`); a line that is not JSON, or not JSON-RPC, is
@@ -29,7 +32,7 @@ export interface StdioTransportOptions {
  * is reported through `onerror`, then `onclose`, never thrown. The end of stdin is left to
  * the process's shutdown, as with the SDK's transport: calls in flight may still answer.
  */
-export class LineStdioTransport implements Transport {
+export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -41,13 +44,13 @@ export class LineStdioTransport implements Transport {
   constructor(
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
-    options: StdioTransportOptions = {},
+    options: LineTransportOptions = {},
   ) {
     this.lines = new LineSplitter(options.maxLineBytes ?? MAX_LINE_BYTES, EXCERPT_CHARS);
   }
 
   async start(): Promise<void> {
-    if (this.started) throw new Error('LineStdioTransport already started');
+    if (this.started) throw new Error('the line transport has already started');
     this.started = true;
     this.input.on('data', this.onData);
     this.input.on('error', this.onInputError);
@@ -55,7 +58,7 @@ export class LineStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the stdio transport is closed'));
+    if (this.closed) return Promise.reject(new Error('the transport is closed'));
     return new Promise((resolve, reject) => {
       this.output.write(serializeMessage(message), (error) => {
         if (!error) return resolve();
@@ -121,8 +124,20 @@ export class LineStdioTransport implements Transport {
   private refuse(id: RequestId | undefined, code: ErrorCode, why: string, text?: string): void {
     const quoted = text === undefined ? '' : ` (${JSON.stringify(text.slice(0, QUOTE_CHARS))}${text.length > QUOTE_CHARS ? '...' : ''})`;
     const answered = id === undefined ? 'no request id in sight to answer' : `request ${JSON.stringify(id)} answered with an error`;
-    this.onerror?.(new Error(`stdin: a message refused: ${why}${quoted}; ${answered}`));
+    this.onerror?.(new Error(`a message refused: ${why}${quoted}; ${answered}`));
     if (id === undefined) return;
     void this.send({ jsonrpc: '2.0', id, error: { code, message: `Message refused: ${why}.` } }).catch(() => undefined);
   }
+}
+
+/** The transport over a local socket (the run host's): the socket's end closes it, and closing it ends the socket. */
+export function socketTransport(socket: Socket): Transport {
+  const transport = new LineTransport(socket, socket);
+  const close = transport.close.bind(transport);
+  transport.close = async () => {
+    socket.destroy();
+    await close();
+  };
+  socket.once('close', () => void close());
+  return transport;
 }

@@ -5,9 +5,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { LineSplitter } from '../src/mcp/stdio-lines.js';
-import { salvageRequestId } from '../src/mcp/stdio-salvage.js';
-import { LineStdioTransport } from '../src/mcp/stdio-transport.js';
+import { LineSplitter } from '../src/mcp/line-splitter.js';
+import { salvageRequestId } from '../src/mcp/line-salvage.js';
+import { LineTransport } from '../src/mcp/line-transport.js';
 import { serveOver } from './support/stdio-server.js';
 import { waitFor } from './support/wait.js';
 
@@ -40,13 +40,13 @@ async function rawServer() {
   return { ...served, input, replies, reply };
 }
 
-/** A client and the server, each over its own LineStdioTransport, through in-memory pipes. */
+/** A client and the server, each over its own LineTransport, through in-memory pipes. */
 async function connected() {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const served = await serveOver(toServer, toClient, { maxLineBytes: LIMIT });
   const client = new Client({ name: 'stdio-test-client', version: '1.0.0' });
-  await client.connect(new LineStdioTransport(toClient, toServer, { maxLineBytes: 64 * MiB }));
+  await client.connect(new LineTransport(toClient, toServer, { maxLineBytes: 64 * MiB }));
   return { ...served, client, toServer };
 }
 
@@ -100,7 +100,7 @@ describe('salvageRequestId', () => {
   });
 });
 
-describe('LineStdioTransport (issue 18, item 1: a huge stdin line never ends the server)', () => {
+describe('LineTransport (issue 18, item 1: a huge stdin line never ends the server)', () => {
   it('answers a request on a line over the limit with an error for its id, reports the rest, and serves the next message', async () => {
     const { input, reply, replies, refused } = await rawServer();
     input.write(`${longRequest(1, 3 * MiB, true)}\n`);
@@ -147,7 +147,7 @@ describe('LineStdioTransport (issue 18, item 1: a huge stdin line never ends the
         setTimeout(done, 1);
       },
     });
-    const transport = new LineStdioTransport(new PassThrough(), slow);
+    const transport = new LineTransport(new PassThrough(), slow);
     await transport.start();
     const message = (i: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { i, pad: 'x'.repeat(2000) } });
     await Promise.all(
@@ -165,7 +165,7 @@ describe('LineStdioTransport (issue 18, item 1: a huge stdin line never ends the
     const reader = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'ignore'] });
     onTestFinished(() => void reader.kill('SIGKILL'));
     await new Promise((resolve) => reader.stdout.once('data', resolve));
-    const transport = new LineStdioTransport(new PassThrough(), reader.stdin);
+    const transport = new LineTransport(new PassThrough(), reader.stdin);
     const errors: string[] = [];
     let closed = 0;
     transport.onerror = (error) => errors.push((error as NodeJS.ErrnoException).code ?? error.message);
@@ -178,7 +178,7 @@ describe('LineStdioTransport (issue 18, item 1: a huge stdin line never ends the
   });
 });
 
-describe('LineStdioTransport end to end, over the pipes of a real process', () => {
+describe('LineTransport end to end, over the pipes of a real process', () => {
   let client: Client | undefined;
   afterEach(async () => {
     await client?.close();
@@ -198,6 +198,6 @@ describe('LineStdioTransport end to end, over the pipes of a real process', () =
     expect(textOf(await client.callTool({ name: 'length', arguments: { text: 'y'.repeat(11 * MiB) } }))).toBe(String(11 * MiB));
     expect(textOf(await inFlight)).toBe('waited 1500 ms');
     expect(textOf(await client.callTool({ name: 'wait', arguments: { ms: 1 } }))).toBe('waited 1 ms');
-    expect(stderr.join('')).toMatch(/^stdin: a message refused: \d+ bytes, over the limit of 16777216; request \d+ answered with an error\n$/);
+    expect(stderr.join('')).toMatch(/^a message refused: \d+ bytes, over the limit of 16777216; request \d+ answered with an error\n$/);
   }, 30_000);
 });

@@ -1,0 +1,95 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Deadline } from '../clock.js';
+import type { Result } from '../result.js';
+import type { Claim } from '../store/claims.js';
+import { newRunId, type RunStore } from '../store/run-store.js';
+import { alive, type OwnerIdentity } from './liveness.js';
+import type { Owner } from './record.js';
+import { judge, type Verdict } from './reuse.js';
+import type { Run } from './run.js';
+import type { StoredRun } from './stored.js';
+import type { StoredRuns } from './stored-watch.js';
+
+/** How long a follower waits for the claimant of a request to write its run's first journal entry. */
+const FOLLOW_MS = 10_000;
+const FOLLOW_POLL_MS = 20;
+/** Rounds of claiming before a request whose claimants keep dying is simply started. */
+const MAX_ROUNDS = 3;
+
+/** A run by id: this process's (live), or one known from its folder. */
+export type Found = { live: Run } | { stored: StoredRun };
+
+/**
+ * What claiming a request led to: a new run to start (under this id), a stopped run to take
+ * over (each admitted as `admit` said), another's run to follow, or `admit`'s refusal.
+ */
+export type Claimed<A, R> = { start: string; admitted: A } | { resume: StoredRun; admitted: A } | { follow: Found } | { refused: R };
+
+/** Whether this process may start the request's run (a stopped one when `resume` is given), and what with. */
+export type Admit<A, R> = (resume: StoredRun | undefined) => Promise<Result<A, R>>;
+
+/** Leaves a claim's judgement untaken: the run may not start, and nobody is to follow it. */
+class NotAdmitted<R> {
+  constructor(readonly refusal: R) {}
+}
+
+export interface ClaimContext {
+  store: RunStore;
+  stored: StoredRuns;
+  owner: OwnerIdentity;
+  /** This process's run by id, while in memory. */
+  liveRun(id: string): Run | undefined;
+}
+
+/**
+ * Claims a request in the store, so that of any processes asking at the same moment one pays:
+ * the claim's winner starts a new run (or, `fresh` not asked for, takes over the request's
+ * stopped run), and the others follow the winner's run. A run is claimed only once `admit`
+ * lets it start; a refused one leaves no claim behind. A claimant that dies before its journal
+ * says anything is claimed over; after a few such rounds the run is simply started.
+ */
+export async function claimRequest<A, R>(key: string, context: ClaimContext, fresh: boolean, admit: Admit<A, R>): Promise<Claimed<A, R>> {
+  const { store, stored, owner } = context;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const id = newRunId();
+    // The verdict on the claim that was taken (a lost race judges again), and what its run was admitted with.
+    const judged: { verdict: Verdict; admitted?: A } = { verdict: { fresh: true } };
+    const taken = await store.claims
+      .take(key, async (latest) => {
+        const verdict = (judged.verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version));
+        if ('follow' in verdict) return undefined;
+        const admitted = await admit('resume' in verdict ? verdict.resume : undefined);
+        if (!admitted.ok) throw new NotAdmitted(admitted.error);
+        judged.admitted = admitted.value;
+        return { run_id: 'resume' in verdict ? verdict.resume.id : id, owner, at: new Date().toISOString() };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NotAdmitted) return { refused: error.refusal as R };
+        throw error;
+      });
+    if ('refused' in taken) return taken;
+    if (taken.taken) return 'resume' in judged.verdict ? { resume: judged.verdict.resume, admitted: judged.admitted! } : { start: id, admitted: judged.admitted! };
+    const followed = await follow(taken.claim, context);
+    if (followed) return { follow: followed };
+  }
+  const admitted = await admit(undefined);
+  return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
+}
+
+/**
+ * The run a claim names, once the claimant's own journal is there: a taker's first entry
+ * follows its claim by moments (and a resumed run's journal still names its dead owner until
+ * then). Undefined when the claimant died first.
+ */
+async function follow(claim: Claim, { store, stored, liveRun }: ClaimContext): Promise<Found | undefined> {
+  const owner = claim.owner as Owner;
+  const claimant = { run_id: claim.run_id, owner };
+  for (const deadline = Deadline.after(FOLLOW_MS); ; ) {
+    const live = liveRun(claim.run_id);
+    if (live) return { live };
+    const opened = await stored.open(claim.run_id);
+    if (opened.ok && opened.value.effective().owner.instance === owner.instance) return { stored: opened.value };
+    if (deadline.msLeft() === 0 || !(await alive(claimant, store.leases))) return opened.ok ? { stored: opened.value } : undefined;
+    await sleep(FOLLOW_POLL_MS);
+  }
+}

@@ -1,0 +1,41 @@
+import type { Claim } from '../store/claims.js';
+import type { RunStore } from '../store/run-store.js';
+import { alive } from './liveness.js';
+import { STATUS, type Owner, type RunRecord } from './record.js';
+import type { StoredRun } from './stored.js';
+import type { StoredRuns } from './stored-watch.js';
+
+/** The same request within this long of its run's end returns that run instead of paying again. */
+export const REUSE_MS = 10 * 60 * 1000;
+/** A stopped run older than this is asked anew rather than resumed. */
+const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a run may be returned for the same request, paying nothing: running, or finished well and recently. */
+export function reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'updated_at'>): boolean {
+  if (!STATUS[record.status].reusable) return false;
+  return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+}
+
+/** What the request's latest claim leads to: follow it (its run is live, or reusable), take its run over, or start afresh. */
+export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true };
+
+/**
+ * Judges the latest claim of a request, from the journal of its run: a live or recent run is
+ * followed; a stopped one (interrupted or cancelled, in the last day, by this very version) is
+ * taken over; anything else (no claim, a damaged journal, a dead claimant that never wrote one,
+ * another version's run) is a fresh start. A claimant that has not written its journal yet, but
+ * lives, is followed.
+ */
+export async function judge(latest: Claim | undefined, key: string, runs: StoredRuns, store: RunStore, version: string | undefined): Promise<Verdict> {
+  if (!latest) return { fresh: true };
+  const opened = await runs.open(latest.run_id);
+  if (!opened.ok) {
+    const claimant = { run_id: latest.run_id, owner: latest.owner as Owner };
+    return opened.error.kind === 'not_found' && (await alive(claimant, store.leases)) ? { follow: true } : { fresh: true };
+  }
+  const record = opened.value.effective();
+  if (record.request_key !== key) return { fresh: true };
+  if (reusable(record)) return { follow: true };
+  const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
+  return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
+}
