@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { API_KEY_SHAPE } from './api-key.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
 import { STRATEGIES, type Strategy } from './run/strategies/strategy.js';
 
@@ -110,6 +111,7 @@ const modelList = z.preprocess(
     .string()
     .transform((list) => list.split(',').map((id) => id.trim()).filter(Boolean))
     .refine((ids) => ids.length > 0, { error: 'must name at least one model id' })
+    .refine((ids) => !ids.some((id) => API_KEY_SHAPE.test(id)), { error: 'holds what looks like an API key: the key goes in OPENROUTER_API_KEY, model ids here' })
     .optional(),
 );
 
@@ -193,7 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
-    const shown = env[variable] === undefined || variable === 'OPENROUTER_API_KEY' ? '' : ` (got "${env[variable]}")`;
+    // Never the key, even one set where something else belongs.
+    const value = env[variable];
+    const shown = value === undefined || variable === 'OPENROUTER_API_KEY' || API_KEY_SHAPE.test(value) ? '' : ` (got "${value}")`;
     throw new ConfigError(`${variable} ${issue.message}${shown}`);
   }
   const e = parsed.data;

@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -223,7 +223,7 @@ describe('cancellation', () => {
 
   it('learns the client’s real limit from its first timeout: later calls return before it', async () => {
     // The budget allows 20 s, but this user set the client's limit to 1.5 s.
-    const harness = await start(slowThird('learned', 5000));
+    const harness = await start(slowThird('learned', 4000));
     await expect(processPrompt(harness, { prompt: 'q' }, { timeout: 1500 })).rejects.toThrow(/timed out/);
     const [runId] = (await harness.app.service.list(1)).map((run) => run.id);
     const before = Date.now();
@@ -399,15 +399,33 @@ describe('an interrupted run', () => {
     expect(await readJournal(data.run_folder!)).toMatchObject({ resumes: 1 });
   });
 
-  it('is resumed even when a process that claimed it died before resuming it', async () => {
+  it('is resumed by one of two processes asking at the same moment; the other follows it, paying nothing', async () => {
+    const { outputDir, env, data } = await interruptedRun('race');
+    fake.on('race/three', { answer: 'three from race', delayMs: 200 });
+    const [a, b] = await Promise.all([start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir }), start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir })]);
+    const results = await Promise.all([a, b].map((harness) => processPrompt(harness, { prompt: 'q' })));
+    expect(results.map(({ data: result }) => result!.joined).sort()).toEqual(['attached', 'resumed']);
+    expect(results.map(({ data: result }) => [result!.run_id, result!.status])).toEqual([
+      [data.run_id, 'complete'],
+      [data.run_id, 'complete'],
+    ]);
+    expect(['race/one', 'race/two', 'race/three', 'race/synth'].map(requests)).toEqual([1, 1, 2, 1]);
+  });
+
+  it('is resumed however many processes claimed it and died before resuming it', async () => {
     const { outputDir, env, data } = await interruptedRun('claimed');
-    const dead = { owner: { pid: 2 ** 22 + 3, host: os.hostname(), instance: 'dead' }, at: new Date().toISOString() };
-    await writeFile(path.join(data.run_folder!, 'resume-1-1.claim'), JSON.stringify(dead));
+    const claims = path.join(outputDir, '.requests', (await readdir(path.join(outputDir, '.requests')))[0]!);
+    const latest = Math.max(...(await readdir(claims)).map((name) => Number.parseInt(name, 10)));
+    for (let dead = 1; dead <= 5; dead++) {
+      const owner = { pid: 2 ** 22 + dead, host: os.hostname(), instance: `dead${dead}`.padEnd(16, '0') };
+      await writeFile(path.join(claims, `${latest + dead}.json`), JSON.stringify({ run_id: data.run_id, owner, at: new Date().toISOString() }));
+    }
     fake.on('claimed/three', { answer: 'three', delayMs: 10 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
-    expect(resumed).toMatchObject({ joined: 'resumed', status: 'complete' });
+    expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete' });
   });
+
 
   it('asks again, on resume, a model whose saved answer cannot be read back', async () => {
     const { outputDir, env, data } = await interruptedRun('unreadable');

@@ -47,6 +47,14 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const service = await chooseRunService(config, logger, packageVersion());
   let board: Board | undefined;
+  // Ctrl-C from now on stops the run, even one pressed while the run is being started.
+  const stopped = new Promise<void>((resolve) =>
+    process.once('SIGINT', () => {
+      // A second Ctrl-C leaves at once; the run is stopping anyway.
+      process.once('SIGINT', () => process.exit(130));
+      resolve();
+    }),
+  );
   try {
     const maxCostUsd = effectiveCeiling(input.options.settings.max_cost_usd, config.maxCostUsd);
     const started = await service.start(request, { fresh: input.options.fresh, maxCostUsd });
@@ -57,11 +65,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     const { id, joined } = started;
     board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
     const handle = new RunHandle(id, service);
-    process.once('SIGINT', () => {
-      // A second Ctrl-C leaves at once; the run is stopping anyway.
-      process.once('SIGINT', () => process.exit(130));
-      void handle.cancel('stopped at the terminal (Ctrl-C)');
-    });
+    void stopped.then(() => handle.cancel('stopped at the terminal (Ctrl-C)'));
     const { status } = await follow(handle, board);
     const view = await handle.view(WHOLE);
     board.stop(synthesisOutcome(view.state));

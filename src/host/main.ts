@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises';
+import { lstat, rename } from 'node:fs/promises';
 import net from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -44,6 +44,8 @@ async function runHost(args: string[], config: Config): Promise<void> {
   const paths = hostPaths(config, version);
   if (args[0] !== paths.id) return report(`failed: this host's settings (${paths.id}) are not its starter's (${args[0] ?? 'none given'})`);
   await ensureHostDir(paths.dir);
+  // Its own log starts afresh past a size (the previous one kept beside it); a log file the user set is the user's.
+  if (!config.logFile) await keepLogSmall(paths.log);
   const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent' });
   const client = OpenRouterClient.fromConfig(config, logger);
   const { runs, service } = localRuns(config, client, logger);
@@ -70,6 +72,14 @@ async function runHost(args: string[], config: Config): Promise<void> {
   exitWhenIdle(config.hostIdleMs, () => faces > 0 || runs.running > 0, () => void stop('idle', false));
   logger.info({ pid: process.pid, version, socket: paths.socket, idleMs: config.hostIdleMs }, 'run host ready');
   report('ready');
+}
+
+/** The host's log past this size is moved to `<log>.1` (replacing the one there) when a host starts. */
+const MAX_LOG_BYTES = 10 * 1024 * 1024;
+
+async function keepLogSmall(log: string): Promise<void> {
+  const info = await lstat(log).catch(() => undefined);
+  if (info?.isFile() && info.size > MAX_LOG_BYTES) await rename(log, `${log}.1`).catch(() => undefined);
 }
 
 function report(line: string): void {

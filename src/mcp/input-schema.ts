@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_KEY_SHAPE } from '../api-key.js';
 import { strategyInputShape } from './strategy-inputs.js';
 
 /** What the calling model reads about the server and its tools. */
@@ -19,7 +20,11 @@ export const GET_RUN_DESCRIPTION =
   'Use it when process_prompt returned status "running": each call waits as long as the client allows, so call it again, with the run_id and poll the last result gave, while the status stays "running". ' +
   'Works for runs of other server processes sharing the output folder and for runs from before a restart.';
 
-const modelId = z.string().trim().min(1, 'a model id must not be blank');
+const modelId = z
+  .string()
+  .trim()
+  .min(1, 'a model id must not be blank')
+  .refine((id) => !API_KEY_SHAPE.test(id), 'a model id must not be an API key (this one looks like one, and is not repeated here): the key goes in OPENROUTER_API_KEY, a model id such as openai/gpt-5 here');
 
 /** What one call may set for itself, over the configuration: the tool's arguments beside the prompt, and `ask`'s flags. */
 export const callSettingsShape = {

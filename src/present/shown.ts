@@ -24,7 +24,9 @@ export interface Shown {
  */
 export function shownTexts(view: RunView, maxChars: number): Shown {
   const { state: record } = view;
-  const where = (file: string | undefined) => (file && view.dir ? path.join(view.dir, file) : undefined);
+  // Where the whole text is: its file, or why there is none (the disk refused it, or runs are not saved).
+  const where = (file: string | undefined) =>
+    file && view.dir ? `is saved in ${path.join(view.dir, file)}` : view.dir ? 'could not be saved (see the warnings)' : 'is not saved (PARALLEL_LLM_SAVE_OUTPUTS=false)';
   if (view.answer !== undefined) {
     const synthesized = record.synthesis.attempts.find((attempt) => attempt.status === 'answered');
     const chars = Math.max(view.answer.length, synthesized?.chars ?? 0);
@@ -45,8 +47,8 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
   return { answer: undefined, candidates };
 }
 
-function cut(text: string, chars: number, cap: number, file: string | undefined): ShownText {
+function cut(text: string, chars: number, cap: number, whole: string): ShownText {
   if (chars <= cap && text.length <= cap) return { text, chars, cut: false };
-  const marker = `\n\n[... cut at ${cap.toLocaleString('en-US')} of ${chars.toLocaleString('en-US')} characters; the whole answer is saved in ${file ?? 'the run folder'}]`;
+  const marker = `\n\n[... cut at ${cap.toLocaleString('en-US')} of ${chars.toLocaleString('en-US')} characters; the whole answer ${whole}]`;
   return { text: prefix(text, Math.max(0, cap)) + marker, chars, cut: true };
 }

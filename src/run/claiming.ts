@@ -87,7 +87,7 @@ async function follow(claim: Claim, { store, stored, liveRun }: ClaimContext): P
   for (const deadline = Deadline.after(FOLLOW_MS); ; ) {
     const live = liveRun(claim.run_id);
     if (live) return { live };
-    const opened = await stored.open(claim.run_id);
+    const opened = await stored.read(claim.run_id);
     if (opened.ok && opened.value.effective().owner.instance === owner.instance) return { stored: opened.value };
     if (deadline.msLeft() === 0 || !(await alive(claimant, store.leases))) return opened.ok ? { stored: opened.value } : undefined;
     await sleep(FOLLOW_POLL_MS);

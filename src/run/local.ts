@@ -92,7 +92,7 @@ export class LocalRunService implements RunService {
   private async listed(id: string): Promise<Listing | undefined> {
     const run = this.runs.liveRun(id);
     if (run) return { id, state: run.state() };
-    const opened = await this.runs.stored?.open(id, LISTED_RECORD_BYTES);
+    const opened = await this.runs.stored?.read(id, LISTED_RECORD_BYTES);
     if (opened?.ok) return { id, state: stateOf(opened.value.effective()) };
     return opened?.error.kind === 'too_large' ? { id, state: undefined } : undefined;
   }

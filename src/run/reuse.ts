@@ -23,18 +23,18 @@ export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true }
  * Judges the latest claim of a request, from the journal of its run: a live or recent run is
  * followed; a stopped one (interrupted or cancelled, in the last day, by this very version) is
  * taken over; anything else (no claim, a damaged journal, a dead claimant that never wrote one,
- * another version's run) is a fresh start. A claimant that has not written its journal yet, but
- * lives, is followed.
+ * another version's run) is a fresh start. A live claimant that has not written its journal yet
+ * (a new run, or one it has just taken over) is followed.
  */
 export async function judge(latest: Claim | undefined, key: string, runs: StoredRuns, store: RunStore, version: string | undefined): Promise<Verdict> {
   if (!latest) return { fresh: true };
-  const opened = await runs.open(latest.run_id);
-  if (!opened.ok) {
-    const claimant = { run_id: latest.run_id, owner: latest.owner as Owner };
-    return opened.error.kind === 'not_found' && (await alive(claimant, store.leases)) ? { follow: true } : { fresh: true };
-  }
+  const claimant = { run_id: latest.run_id, owner: latest.owner as Owner };
+  const opened = await runs.read(latest.run_id);
+  if (!opened.ok) return opened.error.kind === 'not_found' && (await alive(claimant, store.leases)) ? { follow: true } : { fresh: true };
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
+  // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
+  if (record.owner.instance !== claimant.owner.instance && (await alive(claimant, store.leases))) return { follow: true };
   if (reusable(record)) return { follow: true };
   const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
   return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };

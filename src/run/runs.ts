@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
 import { LeaseKeeper } from '../store/leases.js';
 import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
@@ -79,6 +80,10 @@ export class Runs {
    * and is never refused.
    */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
+    // A key pasted where a model id belongs would be written to the journal, file names and logs.
+    if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
+      throw new TypeError('a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model');
+    }
     const key = requestKey(request, this.options.upstream);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = fresh ? undefined : this.starting.get(key);
@@ -168,7 +173,7 @@ export class Runs {
       if (run.stopping || STATUS[run.status].resumable) await run.settled;
       return undefined;
     }
-    const opened = id && this.stored ? await this.stored.open(id) : undefined;
+    const opened = id && this.stored ? await this.stored.read(id) : undefined;
     return opened?.ok && reusable(opened.value.effective()) ? { stored: opened.value } : undefined;
   }
 
@@ -219,6 +224,7 @@ export class Runs {
   /** Starts the run and remembers it for its request while it runs and a while after. */
   private launch(run: Run): Run {
     this.live.set(run.id, run);
+    this.stored?.forget(run.id);
     this.unsettled.add(run);
     runningHere(run.id, run.settled);
     this.lease?.hold(run.settled);
@@ -233,7 +239,9 @@ export class Runs {
       this.unsettled.delete(run);
       this.forgetLater(run.id, run.key);
       if (!run.onDisk && this.options.store) await this.catchUp(run);
-      if (run.onDisk) this.live.delete(run.id);
+      if (!run.onDisk) return;
+      this.live.delete(run.id);
+      this.stored?.forget(run.id);
     });
     for (const listener of this.startListeners) listener();
     return run;

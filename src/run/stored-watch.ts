@@ -25,11 +25,31 @@ interface Watch {
  */
 export class StoredRuns {
   private readonly watches = new Map<string, Watch>();
+  /** Journals read in the last moment, by id: requests at once (a request's own steps too) share one read. */
+  private readonly fresh = new Map<string, { at: number; opened: Promise<Result<StoredRun, LookupError>> }>();
 
   constructor(private readonly store: RunStore) {}
 
-  open(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
+  /** A run from its folder, its journal read now: for deciding what to pay for, nothing older will do. */
+  read(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
     return StoredRun.open(this.store, id, maxBytes);
+  }
+
+  /** A run from its folder for a face to show, its journal read at most once every POLL_MS however many ask. */
+  open(id: string): Promise<Result<StoredRun, LookupError>> {
+    const watched = this.watches.get(id);
+    if (watched) return Promise.resolve(ok(watched.run));
+    const known = this.fresh.get(id);
+    if (known && Date.now() - known.at < POLL_MS) return known.opened;
+    const opened = StoredRun.open(this.store, id);
+    this.fresh.set(id, { at: Date.now(), opened });
+    setTimeout(() => this.fresh.get(id)?.opened === opened && this.fresh.delete(id), POLL_MS).unref();
+    return opened;
+  }
+
+  /** Forgets a shared read of the run: this process runs it now, or has just ended it, so what was read is out of date. */
+  forget(id: string): void {
+    this.fresh.delete(id);
   }
 
   /** The run as it stands, once its version is past `since` or `waitMs` has passed; a version counts the changes seen here. */
@@ -66,13 +86,13 @@ export class StoredRuns {
     void (async () => {
       while (watch.watchers > 0 && !STATUS[watch.record.status].settled) {
         await sleep(POLL_MS);
-        await this.read(watch);
+        await this.reread(watch);
       }
       watch.polling = false;
     })();
   }
 
-  private async read(watch: Watch): Promise<void> {
+  private async reread(watch: Watch): Promise<void> {
     const record = await watch.run.refresh();
     if (record.updated_at === watch.record.updated_at && record.status === watch.record.status) return;
     watch.record = record;

@@ -102,7 +102,7 @@ describe('ask through the run host', () => {
     ]);
     const bad = await ask(['--strategy', 'vote', 'q'], outputDir);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('parallel-llm-mcp ask: --strategy must be one of synthesize, judge, council (got "vote"); see parallel-llm-mcp ask --help\n');
+    expect(bad.stderr).toBe('parallel-llm-mcp ask: --strategy "vote": strategy must be one of synthesize, judge, council (got "vote"); see parallel-llm-mcp ask --help\n');
   });
 });
 
