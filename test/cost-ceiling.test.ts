@@ -126,6 +126,35 @@ describe('a call within its ceiling', () => {
   });
 });
 
+describe('a refused call', () => {
+  it('leaves nothing behind: the same request under a higher ceiling starts at once, as a new run', async () => {
+    const { fake, harness } = await setUp();
+    expect((await ask(harness, { max_cost_usd: 0.01 })).result.isError).toBe(true);
+    const { result, data } = await ask(harness, { max_cost_usd: 1 });
+    expect(result.isError).toBeFalsy();
+    expect(data).toMatchObject({ joined: 'new', status: 'complete' });
+    expect(fake.requests).toHaveLength(4);
+  });
+});
+
+describe('a stopped run taken over under a ceiling', () => {
+  it('is admitted at what is left to pay: the answers it saved are not counted again', async () => {
+    const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50, prices: PRICES });
+    fakes.push(fake);
+    fake.on('c/three', { answer: 'slow', delayMs: 5000 });
+    const first = await start(fake, { PARALLEL_LLM_BUDGET_MS: '300' });
+    const { data } = await ask(first, {});
+    await first.app.runs.interruptAll();
+    fake.on('c/three', { answer: 'three' });
+    // The whole run's worst case (~$0.055) is above $0.03; what is left (c/three and the synthesis, ~$0.023) is not.
+    const second = await start(fake, {}, { outputDir: first.outputDir });
+    const { result, data: resumed } = await ask(second, { max_cost_usd: 0.03 });
+    expect(result.isError).toBeFalsy();
+    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete', cost_ceiling_usd: 0.03 });
+    expect(resumed!.worst_case!.per_model.map((entry) => entry.model)).toEqual(['s/synth', 'c/three']);
+  });
+});
+
 describe('a call without a ceiling', () => {
   it('never waits for prices, and records the worst case once they are at hand', async () => {
     const { harness } = await setUp();
