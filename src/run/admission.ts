@@ -3,10 +3,12 @@ import { err, ok, type Result } from '../result.js';
 import { fitCeiling } from './ceiling.js';
 import { worstCase, type CostPlan } from './cost.js';
 import { costRefusalRecord, worstCaseRecord } from './cost-record.js';
+import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
-import type { CostRecord } from './record.js';
+import type { CostRecord, RunRecord } from './record.js';
 import type { StartRefusal } from './refusal.js';
 import type { RunRequest } from './request.js';
+import type { StoredRun } from './stored.js';
 
 export interface AdmissionDeps {
   /** OpenRouter's prices, one catalog per process. */
@@ -66,3 +68,13 @@ async function followUp(request: RunRequest, id: string, deps: AdmissionDeps): P
   const warnings = shortened ? [`the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (${deps.maxPromptChars} characters), so the earlier turns were shortened to fit`] : [];
   return ok({ earlier, warnings });
 }
+
+/** How a process's runs are admitted: a new run, or (`resume` given) a stopped one, which pays only for the answers it has not saved. */
+export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources) {
+  const earlierRun = (id: string) => readEarlierRun(id, sources, deps.maxPromptChars);
+  return (request: RunRequest, ceilingUsd: number | undefined, resume?: StoredRun) =>
+    admit(request, ceilingUsd, resume ? savedAnswers(resume.effective()) : [], { ...deps, earlierRun });
+}
+
+/** The candidates (0-based) whose answers a stopped run has saved. */
+const savedAnswers = (record: RunRecord): number[] => record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));

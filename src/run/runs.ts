@@ -5,9 +5,8 @@ import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
 import { LeaseKeeper } from '../store/leases.js';
 import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
-import { admit, type AdmissionDeps, type Admitted } from './admission.js';
+import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
-import { readEarlierRun } from './earlier.js';
 import { RunFiles } from './files.js';
 import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
@@ -62,11 +61,13 @@ export class Runs {
 
   /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
   private readonly lease: LeaseKeeper | undefined;
+  private readonly admit: ReturnType<typeof admitter>;
 
   constructor(private readonly options: RunsOptions) {
     this.owner = currentOwner();
     this.stored = options.store && new StoredRuns(options.store);
     this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
+    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.live.get(id) });
   }
 
   /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
@@ -137,8 +138,7 @@ export class Runs {
     if (mine) return { run: mine, joined: 'attached' };
     const { store, logger } = this.options;
     const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
-    // A resumed run pays only for the answers it has not saved.
-    const admitting = (resume: StoredRun | undefined) => this.admit(request, ceilingUsd, resume ? savedAnswers(resume.effective()) : []);
+    const admitting = (resume: StoredRun | undefined) => this.admit(request, ceilingUsd, resume);
     const claimed = context
       ? await claimRequest(key, context, fresh, admitting).catch((error: unknown) => {
           logger.warn({ err: error }, 'the request could not be claimed in the output folder');
@@ -152,12 +152,6 @@ export class Runs {
     const admitted = claimed ? ok(claimed.admitted) : await admitting(undefined);
     if (!admitted.ok) return { refused: admitted.error };
     return { run: { live: this.launch(this.newRun(request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
-  }
-
-  private admit(request: RunRequest, ceilingUsd: number | undefined, saved: number[]) {
-    const { admission } = this.options;
-    const earlierRun = (id: string) => readEarlierRun(id, { stored: this.stored, live: (liveId) => this.live.get(liveId) }, admission.maxPromptChars);
-    return admit(request, ceilingUsd, saved, { ...admission, earlierRun });
   }
 
   /**
@@ -266,6 +260,3 @@ export class Runs {
     if (this.latestByKey.get(key) === id) this.latestByKey.delete(key);
   }
 }
-
-/** The candidates (0-based) whose answers a stopped run has saved. */
-const savedAnswers = (record: RunRecord): number[] => record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));
