@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
+import { stopHostsUnder } from '../test/support/hosts.js';
 import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
 import { packAndInstall, projectRoot } from '../test/support/install.js';
 
@@ -77,7 +78,10 @@ export interface Session {
 
 const STDERR_TAIL_CHARS = 64 * 1024;
 
-/** Spawns a server as an MCP client does (stderr piped and read) and connects the SDK's Client. */
+/**
+ * Spawns a server as an MCP client does (stderr piped and read) and connects the SDK's Client.
+ * `close` ends the server and the run host it started for the session's output folder.
+ */
 export async function connect(server: ServerCommand | string, env: Record<string, string>, clientName = 'bench'): Promise<Session> {
   const { command, args } = typeof server === 'string' ? { command: server, args: [] } : server;
   const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
@@ -85,7 +89,12 @@ export async function connect(server: ServerCommand | string, env: Record<string
   transport.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)));
   const client = new Client({ name: clientName, version: '1.0.0' });
   await client.connect(transport);
-  return { client, pid: transport.pid, stderrTail: () => tail, close: () => client.close() };
+  const close = async () => {
+    await client.close();
+    // Our server's run host outlives it (that is its point): a bench ends what it started.
+    if (env.PARALLEL_LLM_OUTPUT_DIR) await stopHostsUnder(env.PARALLEL_LLM_OUTPUT_DIR);
+  };
+  return { client, pid: transport.pid, stderrTail: () => tail, close };
 }
 
 /** What the benches read of a result; both servers' results have the text, only ours the rest. */
@@ -147,12 +156,12 @@ export function machine() {
   };
 }
 
-/** One figure measured on both servers in the same run. `met` is undefined when the figure has no target. */
+/** One figure measured on both sides in the same run (null: the reference has no such figure). `met` is undefined when the figure has no target. */
 export interface Row {
   figure: string;
   unit: string;
   ours: number;
-  reference: number;
+  reference: number | null;
   target: string;
   met?: boolean;
 }

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { installedBin, resultsFile, type Row } from './lib.js';
 
 /** The benches that measure this server beside the reference. */
-const SIDE_BY_SIDE = ['startup', 'overhead', 'memory', 'scaling', 'connections'];
-/** Benches of this server alone: a cold npx, where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak. */
-const ALONE = ['cold-npx', 'reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak'];
+const SIDE_BY_SIDE = ['startup', 'overhead', 'streaming', 'memory', 'huge', 'scaling', 'connections'];
+/** Benches of this server alone: a cold npx, where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak, a CPU profile. */
+const ALONE = ['cold-npx', 'reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak', 'profile'];
 
 const asked = process.argv.slice(2);
 const benches = asked.length === 0 ? SIDE_BY_SIDE : asked.includes('all') ? [...SIDE_BY_SIDE, ...ALONE] : asked;
@@ -38,11 +38,12 @@ for (const bench of benches) {
 }
 await cleanup();
 
-const cell = (value: number, unit: string) => (unit === '×' ? `${value}×` : `${value} ${unit}`);
+const cell = (value: number | null, unit: string) => (value === null ? '—' : unit === '×' ? `${value}×` : `${value} ${unit}`);
+const ratio = (row: Row) => (row.reference === null || row.reference <= 0 || row.unit === '×' ? '—' : `${Math.round((row.ours / row.reference) * 100) / 100}×`);
 const verdict = (met: boolean | undefined) => (met === undefined ? '—' : met ? 'yes' : 'no');
 if (rows.length > 0) {
-  const lines = ['| figure | ours | reference | target | met? |', '|---|---|---|---|---|'];
-  for (const row of rows) lines.push(`| ${row.figure} | ${cell(row.ours, row.unit)} | ${cell(row.reference, row.unit)} | ${row.target} | ${verdict(row.met)} |`);
+  const lines = ['| figure | ours | reference | ours ÷ reference | target | met? |', '|---|---|---|---|---|---|'];
+  for (const row of rows) lines.push(`| ${row.figure} | ${cell(row.ours, row.unit)} | ${cell(row.reference, row.unit)} | ${ratio(row)} | ${row.target} | ${verdict(row.met)} |`);
   process.stdout.write(`\n${lines.join('\n')}\n`);
 }
 process.stderr.write(`\nDetails are in bench/results/*.json.${failed.length ? ` Failed: ${failed.join(', ')}` : ''}\n`);

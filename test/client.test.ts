@@ -473,7 +473,7 @@ describe('limits on the monotonic clock', () => {
     const answer = 'word '.repeat(2000);
     fake.on('m/sink', { answer, chunks: 40 });
     const pieces: string[] = [];
-    const completion = await client.complete(chat('m/sink'), { sink: { keepChars: 100, write: (piece) => pieces.push(piece) } });
+    const completion = await client.complete(chat('m/sink'), { sink: { keepChars: 100, write: (piece) => void pieces.push(piece) } });
     expect(completion.content).toBe(answer.slice(0, 100));
     expect(completion.chars).toBe(answer.length);
     expect(pieces.join('')).toBe(answer);
@@ -484,7 +484,7 @@ describe('limits on the monotonic clock', () => {
     client = testClient(fake.url);
     fake.on('m/sink-echo', { fromRequest: (request) => ({ answer: `You sent ${request.headers.authorization} to me.`, chunks: 7 }) });
     const pieces: string[] = [];
-    const completion = await client.complete(chat('m/sink-echo'), { sink: { keepChars: 5, write: (piece) => pieces.push(piece) } });
+    const completion = await client.complete(chat('m/sink-echo'), { sink: { keepChars: 5, write: (piece) => void pieces.push(piece) } });
     expect(pieces.join('')).toBe('You sent Bearer [redacted] to me.');
     expect(completion.content).not.toContain(VALID_KEY.slice(0, 5));
   });

@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError, type UpstreamErrorKind } from '../src/errors.js';
 import type { Completion, OpenRouterClient } from '../src/openrouter/client.js';
-import { sseData } from '../src/openrouter/sse.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { testClient } from './support/client.js';
 import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { sseDataOf } from './support/sse.js';
 
 /**
  * Property tests. Every property runs with a fixed seed, so a run in CI sees the same
@@ -610,7 +610,7 @@ describe('client.complete() against SSE streams of random fragments, split at ra
 });
 
 // ---------------------------------------------------------------------------------------
-// sseData alone: random events, random line endings, random chunking.
+// SseParser alone: random events, random line endings, random chunking at any byte.
 
 type SseEvent = { data: string[]; extra: string[] };
 
@@ -633,7 +633,7 @@ const sseEventArb: fc.Arbitrary<SseEvent> = fc.record({
   ),
 });
 
-describe('sseData on random chunkings', () => {
+describe('SseParser on random chunkings', () => {
   it('yields exactly the data payload of each event that has data, lines joined by \\n, for any line endings and any chunking', async () => {
     const streamArb = fc.record({
       events: fc.array(sseEventArb, { maxLength: 8 }),
@@ -660,12 +660,13 @@ describe('sseData on random chunkings', () => {
           stream += lines.map((line, j) => (last && ending === 'none' && j === lines.length - 1 ? line : line + eol())).join('');
           if (!last || ending === 'blank') stream += eol();
         });
-        const points = [...new Set(cuts.map((cut) => cut % (stream.length + 1)))].sort((a, b) => a - b);
-        const chunks = [...points, stream.length].map((point, i, all) => stream.slice(i === 0 ? 0 : all[i - 1], point));
-
-        const got: string[] = [];
-        for await (const data of sseData((async function* () { yield* chunks; })())) got.push(data);
-        expect(got).toEqual(events.filter((event) => event.data.length > 0).map((event) => event.data.join('\n')));
+        // Cut at bytes: a read may end inside a UTF-8 sequence. Text goes over the wire as UTF-8,
+        // so what comes out is the text as UTF-8 keeps it (a lone surrogate becomes U+FFFD).
+        const bytes = Buffer.from(stream, 'utf8');
+        const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+        const reads = [...points, bytes.length].map((point, i, all) => bytes.subarray(i === 0 ? 0 : all[i - 1], point));
+        const asSent = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+        expect(sseDataOf(reads)).toEqual(events.filter((event) => event.data.length > 0).map((event) => asSent(event.data.join('\n'))));
       }),
       runs(400),
     );

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UpstreamError, httpError } from '../src/errors.js';
 import { Redactor } from '../src/openrouter/redact.js';
@@ -58,7 +59,7 @@ describe('Redactor', () => {
     for (let first = 0; first <= text.length; first++) {
       for (const second of [first, Math.min(text.length, first + 7)]) {
         const out: string[] = [];
-        const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+        const stream = redactor.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
         for (const piece of [text.slice(0, first), text.slice(first, second), text.slice(second)]) stream.write(piece);
         stream.end();
         expect(out.join(''), `split at ${first}, ${second}`).toBe(redactor.secretIn(text));
@@ -66,14 +67,16 @@ describe('Redactor', () => {
     }
   });
 
-  it('passes a streamed text without secrets through unchanged, holding back at most the token it ends in', () => {
+  it('passes a streamed text without secrets through unchanged and at once, holding back only an end that may start the key', () => {
     const out: string[] = [];
-    const stream = redactor.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+    const stream = redactor.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
     stream.write('Hello wor');
-    expect(out.join('')).toBe('Hello ');
-    stream.write('ld.\n');
+    expect(out.join('')).toBe('Hello wor');
+    stream.write('ld. My key is sk-o');
+    expect(out.join('')).toBe('Hello world. My key is ');
+    stream.write('dd.\n');
     stream.end();
-    expect(out.join('')).toBe('Hello world.\n');
+    expect(out.join('')).toBe('Hello world. My key is sk-odd.\n');
   });
 
   it('redacts a key that holds characters that end tokens, wherever a piece splits it', () => {
@@ -81,12 +84,57 @@ describe('Redactor', () => {
     const text = 'before abc,def;ghijklmnop after, and abc,def;ghijklmnop.';
     for (let split = 0; split <= text.length; split++) {
       const out: string[] = [];
-      const stream = odd.stream({ keepChars: 10, write: (piece) => out.push(piece) });
+      const stream = odd.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
       stream.write(text.slice(0, split));
       stream.write(text.slice(split));
       stream.end();
       expect(out.join(''), `split at ${split}`).toBe(odd.secretIn(text));
       expect(out.join('')).not.toContain('ghijklmnop');
     }
+  });
+
+  /** `text` through `redactorOf.stream` in pieces cut at `cuts` (taken modulo its length). */
+  function streamed(redactorOf: Redactor, text: string, cuts: number[]): string {
+    const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+    const out: string[] = [];
+    const stream = redactorOf.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
+    [...points, text.length].forEach((point, i, all) => stream.write(text.slice(i === 0 ? 0 : all[i - 1], point)));
+    stream.end();
+    return out.join('');
+  }
+
+  /** Text made of the key, its starts and ends, words and token ends. */
+  const textAround = (key: string) =>
+    fc
+      .array(
+        fc.oneof(
+          fc.constant(key),
+          fc.nat({ max: key.length }).map((cut) => key.slice(0, cut)),
+          fc.nat({ max: key.length }).map((cut) => key.slice(cut)),
+          fc.constantFrom(' ', ',', '"', 'word', 's', 'sk-', 'x', 'é', '\n'),
+        ),
+        { maxLength: 12 },
+      )
+      .map((fragments) => fragments.join(''));
+  const cutsArb = fc.array(fc.nat(), { maxLength: 8 });
+
+  it('redacts any text around the key, in any pieces, exactly as it would redact it whole', () => {
+    fc.assert(
+      fc.property(textAround(KEY), cutsArb, (text, cuts) => {
+        expect(streamed(redactor, text, cuts)).toBe(redactor.secretIn(text));
+      }),
+      { seed: 20_241_125, numRuns: 3000 },
+    );
+  });
+
+  it('leaves no start of a key that holds token-ending characters in any text around it, in any pieces', () => {
+    const key = 'abc,def;ghijklmnop';
+    const odd = new Redactor(key);
+    fc.assert(
+      fc.property(textAround(key), cutsArb, (text, cuts) => {
+        expect(streamed(odd, text, cuts)).not.toContain(key.slice(0, 12));
+      }),
+      { seed: 20_241_125, numRuns: 3000 },
+    );
   });
 });

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
-import { MAX_LINE_CHARS, sseData } from '../src/openrouter/sse.js';
+import { MAX_LINE_CHARS, SseParser } from '../src/openrouter/sse.js';
+import { sseDataOf } from './support/sse.js';
 
-async function* chunksOf(parts: string[]): AsyncGenerator<string> {
-  for (const part of parts) yield part;
-}
-
-async function dataOf(parts: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const data of sseData(chunksOf(parts))) out.push(data);
-  return out;
-}
+/** The events of a stream whose reads are `parts` (ASCII here, so characters are bytes). */
+const dataOf = async (parts: string[]) => sseDataOf(parts);
 
 /** A stream as OpenRouter sends it: keep-alive comments, events, a multi-line event, the end marker. */
 const FIXTURE = [
@@ -40,7 +34,7 @@ const EXPECTED = [
   '[DONE]',
 ];
 
-describe('sseData', () => {
+describe('SseParser', () => {
   it('yields each event’s data and skips `: OPENROUTER PROCESSING` comments and other fields', async () => {
     expect(await dataOf([FIXTURE])).toEqual(EXPECTED);
   });
@@ -106,19 +100,79 @@ describe('sseData', () => {
   });
 });
 
-describe('sseData on long lines', () => {
+describe('SseParser over bytes', () => {
+  /** Accented Latin (2 bytes), CJK (3 bytes), emoji (4 bytes, a ZWJ sequence, a flag), next to the event's syntax. */
+  const TEXT = 'é日🎉 Café — 日本語 👩‍💻🇫🇷';
+  const STREAM = Buffer.from(`: ping\r\n\r\ndata: ${TEXT}\r\ndata:${TEXT}\n\ndata: {"c":"${TEXT}"}\n\n`, 'utf8');
+  const WANT = [`${TEXT}\n${TEXT}`, `{"c":"${TEXT}"}`];
+
+  it('decodes every event whole, whichever byte a read ends at, even inside a multibyte character or between CR and LF', () => {
+    for (let at = 0; at <= STREAM.length; at++) {
+      expect(sseDataOf([STREAM.subarray(0, at), STREAM.subarray(at)]), `split at byte ${at}`).toEqual(WANT);
+    }
+  });
+
+  it('decodes every event whole whichever two bytes reads end at, and when every byte is its own read', () => {
+    for (let a = 0; a <= STREAM.length; a++) {
+      for (let b = a; b <= STREAM.length; b += 3) {
+        expect(sseDataOf([STREAM.subarray(0, a), STREAM.subarray(a, b), STREAM.subarray(b)]), `split at bytes ${a} and ${b}`).toEqual(WANT);
+      }
+    }
+    expect(sseDataOf([...STREAM].map((byte) => Uint8Array.of(byte)))).toEqual(WANT);
+  });
+
+  it('reads plain Uint8Arrays (views into a larger buffer) as well as Buffers', () => {
+    const backing = new Uint8Array(STREAM.length + 10);
+    backing.set(STREAM, 5);
+    expect(sseDataOf([backing.subarray(5, 20), backing.subarray(20, 5 + STREAM.length)])).toEqual(WANT);
+  });
+
+  it('turns bytes that are not UTF-8 into U+FFFD, as a streaming decoder of the whole body would', () => {
+    const bytes = Buffer.concat([Buffer.from('data: a'), Buffer.from([0xff, 0xc3]), Buffer.from('\n\ndata: b'), Buffer.from([0xe6, 0x97]), Buffer.from('\n\n')]);
+    const whole = new TextDecoder().decode(bytes);
+    const want = whole.split('\n\n').filter(Boolean).map((event) => event.slice('data: '.length));
+    expect(want).toEqual(['a\ufffd\ufffd', 'b\ufffd']);
+    for (let at = 0; at <= bytes.length; at++) {
+      expect(sseDataOf([bytes.subarray(0, at), bytes.subarray(at)]), `split at byte ${at}`).toEqual(want);
+    }
+  });
+
+  it('hands over nothing more once onData asks to stop, in the same read or later ones', () => {
+    const seen: string[] = [];
+    const parser = new SseParser((data) => {
+      seen.push(data);
+      return data !== 'stop';
+    });
+    expect(parser.push(Buffer.from('data: a\n\ndata: stop\n\ndata: b\n\n'))).toBe(false);
+    expect(parser.push(Buffer.from('data: c\n\n'))).toBe(false);
+    parser.end();
+    expect(seen).toEqual(['a', 'stop']);
+  });
+
+  it('counts the cap in characters, not bytes: a line of 2-byte characters over the cap in bytes but under it in characters is read', () => {
+    const chars = MAX_LINE_CHARS - 'data: '.length - 1;
+    const line = Buffer.from(`data: ${'é'.repeat(chars)}\n\n`);
+    expect(line.length).toBeGreaterThan(MAX_LINE_CHARS);
+    const reads = Array.from({ length: Math.ceil(line.length / 65_536) }, (_, i) => line.subarray(i * 65_536, (i + 1) * 65_536));
+    const [data] = sseDataOf(reads);
+    expect(data).toHaveLength(chars);
+    expect(() => sseDataOf([Buffer.from(`data: ${'é'.repeat(MAX_LINE_CHARS)}`)])).toThrow(UpstreamError);
+  });
+});
+
+describe('SseParser on long lines', () => {
   const KIB64 = 64 * 1024;
 
   /** One `data:` line of `size` characters, with no newline until the end, in 64 KiB reads. */
-  async function* longLine(size: number): AsyncGenerator<string> {
-    const line = `data: ${'x'.repeat(size)}\n\n`;
-    for (let at = 0; at < line.length; at += KIB64) yield line.slice(at, at + KIB64);
+  function* longLine(size: number): Generator<Buffer> {
+    const line = Buffer.from(`data: ${'x'.repeat(size)}\n\n`);
+    for (let at = 0; at < line.length; at += KIB64) yield line.subarray(at, at + KIB64);
   }
 
   async function timeToRead(size: number): Promise<number> {
     const started = performance.now();
     let length = 0;
-    for await (const data of sseData(longLine(size))) length += data.length;
+    for (const data of sseDataOf(longLine(size))) length += data.length;
     expect(length).toBe(size);
     return performance.now() - started;
   }
@@ -142,9 +196,9 @@ describe('sseData on long lines', () => {
     const cap = 16 * 1024 * 1024;
     let fed = 0;
     /** A line that goes on for a mebibyte past the cap (and then stops, so a parser without a cap ends too). */
-    async function* overlong(): AsyncGenerator<string> {
-      yield 'data: ';
-      for (; fed < cap + 1024 * 1024; fed += KIB64) yield 'x'.repeat(KIB64);
+    function* overlong(): Generator<Buffer> {
+      yield Buffer.from('data: ');
+      for (; fed < cap + 1024 * 1024; fed += KIB64) yield Buffer.alloc(KIB64, 'x');
     }
     const error = await dataOfIterable(overlong()).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
@@ -154,7 +208,7 @@ describe('sseData on long lines', () => {
 
   it('refuses an event whose data lines together pass MAX_LINE_CHARS', async () => {
     const line = `data: ${'y'.repeat(1024 * 1024)}\n`;
-    const error = await dataOfIterable(chunksOf(Array.from({ length: 17 }, () => line))).catch((caught: unknown) => caught);
+    const error = await dataOfIterable(Array.from({ length: 17 }, () => line)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'bad_body' });
   });
 
@@ -165,8 +219,6 @@ describe('sseData on long lines', () => {
   });
 });
 
-async function dataOfIterable(chunks: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const data of sseData(chunks)) out.push(data);
-  return out;
+async function dataOfIterable(reads: Iterable<Buffer | string>): Promise<string[]> {
+  return sseDataOf(reads);
 }

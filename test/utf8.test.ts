@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamError } from '../src/errors.js';
-import { utf8Chunks } from '../src/openrouter/body.js';
+import { readText } from '../src/openrouter/body.js';
 import { fakeWithClient } from './support/fake-with-client.js';
+import { sseDataOf } from './support/sse.js';
 
 /** Accented Latin (2 bytes), CJK (3 bytes), emoji (4 bytes, and a ZWJ sequence). */
 const TEXTS = { accented: 'Café, naïve façade — ½ €', cjk: '日本語と中文의 한국어', emoji: 'ok 🎉 👩‍💻 🇫🇷!' };
@@ -13,24 +14,30 @@ function splitPoints(body: Buffer, text: string): number[] {
   return Array.from({ length: Buffer.byteLength(text) + 1 }, (_, i) => start + i);
 }
 
-async function decodeAll(pieces: Buffer[]): Promise<string> {
-  let text = '';
-  for await (const chunk of utf8Chunks((async function* () { yield* pieces; })())) text += chunk;
-  return text;
-}
+/** `pieces` as the network reads of a whole body. */
+const decodeAll = (pieces: Buffer[]) => readText((async function* () { yield* pieces; })());
 
-describe('utf8Chunks', () => {
-  it.each(Object.entries(TEXTS))('decodes %s text whichever byte a read ends at, and when every byte is its own read', async (_, text) => {
+/** `text` as the data of one event, its bytes in the given reads. */
+const eventData = (pieces: Buffer[]) => sseDataOf([Buffer.from('data: '), ...pieces, Buffer.from('\n\n')]);
+
+describe('a body read whole, and an event read from bytes', () => {
+  it.each(Object.entries(TEXTS))('decode %s text whichever byte a read ends at, and when every byte is its own read', async (_, text) => {
     const bytes = Buffer.from(text, 'utf8');
     for (let at = 0; at <= bytes.length; at++) {
-      expect(await decodeAll([bytes.subarray(0, at), bytes.subarray(at)]), `split at byte ${at}`).toBe(text);
+      const reads = [bytes.subarray(0, at), bytes.subarray(at)];
+      expect(await decodeAll(reads), `split at byte ${at}`).toBe(text);
+      expect(eventData(reads), `split at byte ${at}`).toEqual([text]);
     }
-    expect(await decodeAll([...bytes].map((byte) => Buffer.from([byte])))).toBe(text);
+    const bytewise = [...bytes].map((byte) => Buffer.from([byte]));
+    expect(await decodeAll(bytewise)).toBe(text);
+    expect(eventData(bytewise)).toEqual([text]);
   });
 
-  it('turns bytes that are not UTF-8, and a character cut off at the very end, into U+FFFD rather than failing', async () => {
+  it('turn bytes that are not UTF-8, and a character cut off at the very end, into U+FFFD rather than failing', async () => {
     expect(await decodeAll([Buffer.from([0x61, 0xff, 0x62])])).toBe('a\ufffdb');
     expect(await decodeAll([Buffer.from('é', 'utf8').subarray(0, 1)])).toBe('\ufffd');
+    expect(eventData([Buffer.from([0x61, 0xff, 0x62])])).toEqual(['a\ufffdb']);
+    expect(eventData([Buffer.from('é', 'utf8').subarray(0, 1)])).toEqual(['\ufffd']);
   });
 });
 

@@ -1,22 +1,23 @@
-/**
- * A response body as text. undici hands over Buffers cut wherever the network cut them,
- * possibly inside a multibyte UTF-8 character, so each body gets one streaming decoder
- * that carries an unfinished character over to the next read.
- */
-export async function* utf8Chunks(body: AsyncIterable<Uint8Array>, onRead: () => void = () => undefined): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8');
-  for await (const bytes of body) {
-    onRead();
-    const text = decoder.decode(bytes, { stream: true });
-    if (text !== '') yield text;
-  }
-  const rest = decoder.decode();
-  if (rest !== '') yield rest;
-}
+import { UpstreamError } from '../errors.js';
 
-/** The whole body as one string. */
-export async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: string[] = [];
-  for await (const text of utf8Chunks(body)) parts.push(text);
-  return parts.join('');
+/**
+ * The most of a body we read whole (a JSON answer, an error): 64 MiB, room for an answer at the
+ * stored-answer cap (16 Mi characters) in any script. A larger body is refused, not held.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The whole body as one string. undici hands over Buffers cut wherever the network cut them,
+ * possibly inside a multibyte UTF-8 character, so the bytes are joined first and decoded once.
+ */
+export async function readText(body: AsyncIterable<Uint8Array>, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  const pieces: Uint8Array[] = [];
+  let length = 0;
+  for await (const bytes of body) {
+    length += bytes.byteLength;
+    // Leaving the loop destroys the body: nothing more is read.
+    if (length > maxBytes) throw new UpstreamError({ kind: 'bad_body', message: `the body was longer than ${maxBytes / 1024 / 1024} MiB` });
+    pieces.push(bytes);
+  }
+  return Buffer.concat(pieces, length).toString('utf8');
 }

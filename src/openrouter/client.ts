@@ -7,8 +7,9 @@ import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
-import { completionFrom, parseJson, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { chatBody, type ChatRequest } from './chat-body.js';
+import { parseJson } from './chunk.js';
+import { completionFrom, MAX_ANSWER_CHARS, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
@@ -36,6 +37,8 @@ export interface ClientOptions {
   idleTimeoutMs: number;
   /** Connections per origin: at least the concurrency limit, so nobody waits for a socket. */
   maxConnections: number;
+  /** The most characters of one answer (or its reasoning) taken before the request is ended; MAX_ANSWER_CHARS unless given (tests give less). */
+  maxAnswerChars?: number;
   logger: Logger;
   retry?: Partial<RetryPolicy>;
 }
@@ -100,6 +103,7 @@ export class OpenRouterClient {
       try {
         log.debug({ attemptId, retryOf, attempt }, 'upstream request');
         const completion = await this.attempt(chat, deadline, state, options);
+        if (completion.cutShort) log.warn({ attemptId, chars: completion.chars }, completion.cutShort);
         return { ...completion, attempts: attempt };
       } catch (caught) {
         const error = caught as UpstreamError;
@@ -143,7 +147,10 @@ export class OpenRouterClient {
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.
       if (response.statusCode >= 300) throw await errorFromResponse(response);
       const contentType = String(response.headers['content-type'] ?? '');
-      const draft = contentType.includes('text/event-stream') ? await readStream(response.body, heardFrom, state, redacted) : await readWholeBody(response.body, state, redacted);
+      const cap = this.options.maxAnswerChars ?? MAX_ANSWER_CHARS;
+      const draft = contentType.includes('text/event-stream')
+        ? await readStream(response.body, heardFrom, state, redacted, cap)
+        : await readWholeBody(response.body, state, redacted, cap);
       const completion = completionFrom(draft, chat.maxTokens);
       redacted?.end();
       return { ...completion, content: this.redact.secretIn(completion.content), reasoning: this.redact.secretIn(completion.reasoning) };

@@ -9,74 +9,118 @@ import { UpstreamError } from '../errors.js';
  */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+/** `data:`, byte by byte. */
+const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a];
+const NOTHING = Buffer.alloc(0);
+
 /**
- * Server-sent events, reduced to what chat completions use: the `data:` payload of each
- * event. Comments (`: OPENROUTER PROCESSING`) and other fields are skipped. Linear in the
- * input: each chunk is scanned once, and a line that spans chunks is kept in pieces until
- * its newline arrives.
+ * Server-sent events read straight from the body's bytes, reduced to what chat completions
+ * use: the `data:` payload of each event, handed to `onData` as it completes. Comments
+ * (`: OPENROUTER PROCESSING`) and other fields are skipped.
+ *
+ * Lines are found on bytes: a newline byte is never part of a multibyte UTF-8 character, so a
+ * payload's bytes are whole characters and are decoded once, as one string, which is exactly
+ * what one streaming decoder over the body would give. A line that spans reads is carried as
+ * the byte pieces it came in and joined once at its newline, so the work stays linear.
  */
-export async function* sseData(chunks: AsyncIterable<string>): AsyncGenerator<string> {
-  const partial = new PartialLine();
-  const event = new EventData();
-  for await (const chunk of chunks) {
+export class SseParser {
+  /** The start of a line whose newline has not arrived yet, in the pieces it came in. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Its length in characters, counted only once its bytes pass the cap (bytes are never fewer). */
+  private partialChars = 0;
+  /** The data of the event being read, undefined until its first data line. */
+  private data: string | undefined;
+  private stopped = false;
+
+  /** `onData` gets each event's data; when it returns false, the parser reads nothing more. */
+  constructor(private readonly onData: (data: string) => boolean) {}
+
+  /** Reads one network read; false once `onData` has asked to stop. Throws UpstreamError past the cap. */
+  push(chunk: Uint8Array): boolean {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
-    for (let newline = chunk.indexOf('\n'); newline !== -1; newline = chunk.indexOf('\n', start)) {
-      const data = event.take(partial.finish(chunk.slice(start, newline)));
-      if (data !== undefined) yield data;
+    for (let newline = bytes.indexOf(LF); newline !== -1 && !this.stopped; newline = bytes.indexOf(LF, start)) {
+      if (this.partialBytes === 0) this.line(bytes, start, newline);
+      else this.wholeLine(this.finishPartial(bytes.subarray(start, newline)));
       start = newline + 1;
     }
-    partial.add(chunk.slice(start));
+    if (!this.stopped && start < bytes.length) this.addPartial(bytes.subarray(start));
+    return !this.stopped;
   }
-  // The last line may lack its newline, and the last event its blank line.
-  const rest = partial.finish('');
-  if (rest !== '') event.take(rest);
-  const last = event.take('');
-  if (last !== undefined) yield last;
+
+  /** The body has ended: the last line may lack its newline, and the last event its blank line. */
+  end(): void {
+    if (this.stopped) return;
+    if (this.partialBytes > 0) this.wholeLine(this.finishPartial(NOTHING));
+    if (!this.stopped) this.wholeLine(NOTHING);
+  }
+
+  private wholeLine(bytes: Buffer): void {
+    this.line(bytes, 0, bytes.length);
+  }
+
+  /** One line, `bytes[start, end)`, without its newline. */
+  private line(bytes: Buffer, start: number, end: number): void {
+    if (end - start > MAX_LINE_CHARS && utf16Length(bytes.subarray(start, end)) > MAX_LINE_CHARS) throw tooLong('a line');
+    if (end > start && bytes[end - 1] === CR) end--;
+    if (end === start) return this.dispatch();
+    if (!isDataLine(bytes, start, end)) return;
+    let from = start + DATA.length;
+    if (from < end && bytes[from] === SPACE) from++;
+    // No encoding named is UTF-8, without the lookup of the encoding's name on every event.
+    const value = bytes.toString(undefined, from, end);
+    this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    if (this.data.length > MAX_LINE_CHARS) throw tooLong('an event');
+  }
+
+  /** A blank line: the event ends, and its data (if it had any) goes to `onData`. */
+  private dispatch(): void {
+    const data = this.data;
+    this.data = undefined;
+    if (data !== undefined) this.stopped = !this.onData(data);
+  }
+
+  private addPartial(piece: Buffer): void {
+    this.partial.push(piece);
+    this.partialBytes += piece.length;
+    if (this.partialBytes <= MAX_LINE_CHARS) return;
+    // Counted from here on, piece by piece, so that each byte is counted once.
+    this.partialChars += this.partialChars === 0 ? this.partial.reduce((sum, part) => sum + utf16Length(part), 0) : utf16Length(piece);
+    if (this.partialChars > MAX_LINE_CHARS) throw tooLong('a line');
+  }
+
+  /** The partial line ending with `end`, as one Buffer; the carry is emptied. */
+  private finishPartial(end: Buffer): Buffer {
+    this.addPartial(end);
+    const line = this.partial.length === 1 ? this.partial[0]! : Buffer.concat(this.partial, this.partialBytes);
+    this.partial = [];
+    this.partialBytes = 0;
+    this.partialChars = 0;
+    return line;
+  }
 }
 
-/** The start of a line whose newline has not arrived yet, in the pieces it came in. */
-class PartialLine {
-  private pieces: string[] = [];
-  private length = 0;
-
-  add(piece: string): void {
-    if (piece === '') return;
-    this.length += piece.length;
-    if (this.length > MAX_LINE_CHARS) throw tooLong('a line');
-    this.pieces.push(piece);
-  }
-
-  /** The whole line, ending with `end`, without its line ending. */
-  finish(end: string): string {
-    this.add(end);
-    // Most lines come whole in one read: no copy then.
-    const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('');
-    this.pieces = [];
-    this.length = 0;
-    return line.endsWith('\r') ? line.slice(0, -1) : line;
-  }
+function isDataLine(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start < DATA.length) return false;
+  for (let i = 0; i < DATA.length; i++) if (bytes[start + i] !== DATA[i]) return false;
+  return true;
 }
 
-/** The data lines of the event being read. */
-class EventData {
-  private lines: string[] = [];
-  private length = 0;
-
-  /** Reads one line; at a blank line, returns the event's data if it had any. */
-  take(line: string): string | undefined {
-    if (line === '') {
-      const data = this.lines.length > 1 ? this.lines.join('\n') : this.lines[0];
-      this.lines = [];
-      this.length = 0;
-      return data;
-    }
-    if (!line.startsWith('data:')) return undefined;
-    const value = line.slice(line.startsWith('data: ') ? 6 : 5);
-    this.length += value.length + 1;
-    if (this.length > MAX_LINE_CHARS) throw tooLong('an event');
-    this.lines.push(value);
-    return undefined;
+/**
+ * The length, in UTF-16 code units as JavaScript counts a string, of the text these UTF-8
+ * bytes decode to: one per character, two for a character past U+FFFF (a 4-byte one).
+ */
+function utf16Length(bytes: Buffer): number {
+  let length = 0;
+  for (const byte of bytes) {
+    if ((byte & 0xc0) !== 0x80) length++;
+    if (byte >= 0xf0) length++;
   }
+  return length;
 }
 
 function tooLong(what: string): UpstreamError {

@@ -8,7 +8,9 @@ export type StoreErrorCode =
   /** A file name, run id or key outside the names we make. */
   | 'ERR_STORE_BAD_NAME'
   /** A claim was lost to other processes too many times in a row. */
-  | 'ERR_STORE_CONTENDED';
+  | 'ERR_STORE_CONTENDED'
+  /** The disk took only part of a write, and no error with it (it filled up midway). */
+  | 'ERR_STORE_SHORT_WRITE';
 
 /** A run-store failure that is ours, not the operating system's: callers can tell them apart by `code`. */
 export class StoreError extends Error {

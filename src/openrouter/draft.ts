@@ -1,0 +1,132 @@
+import { textPartSchema, thinkingPartSchema, type CompletionBody, type ErrorObject, type MessagePart } from './schemas.js';
+import { MAX_LINE_CHARS } from './sse.js';
+import { convertUsage, type TokenUsage } from './usage.js';
+
+/**
+ * The most of one answer (or of its reasoning) we take, in characters: the SSE line cap, 16 Mi.
+ * A model that goes on past it is stopped there (the request is aborted, which stops the
+ * billing) and its answer is kept as it stands, marked truncated. A million tokens of answer
+ * is about 4 Mi characters: only a runaway stream reaches this.
+ */
+export const MAX_ANSWER_CHARS = MAX_LINE_CHARS;
+
+/**
+ * Where a long answer's text goes as it arrives, so that it never has to be held whole: the
+ * completion keeps only the first `keepChars` characters, and `write` gets every piece. A
+ * promise from `write` means the sink is behind (its disk is slower than the network): the
+ * reader waits for it before it reads more from the network.
+ */
+export interface ContentSink {
+  keepChars: number;
+  write(piece: string): void | Promise<void>;
+}
+
+/** How many pieces are joined into one string at a time (64 Ki characters of 64-character pieces). */
+const JOIN_EVERY = 1024;
+
+/**
+ * Text gathered from many small pieces, kept up to `limit` characters. The pieces are joined
+ * into flat strings every so often: a string grown by `+=` from millions of pieces is a rope
+ * of millions of nodes, many times the text's size.
+ */
+export class KeptText {
+  private joined: string[] = [];
+  private recent: string[] = [];
+  length = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(text: string): void {
+    const room = this.limit - this.length;
+    if (room <= 0 || text === '') return;
+    const kept = room >= text.length ? text : text.slice(0, room);
+    this.recent.push(kept);
+    this.length += kept.length;
+    if (this.recent.length >= JOIN_EVERY) this.joined.push(this.recent.splice(0).join(''));
+  }
+
+  text(): string {
+    return this.joined.concat(this.recent).join('');
+  }
+}
+
+/** The answer as it builds up, from one JSON body or many stream chunks. */
+export interface Draft {
+  /** The content: its first `sink.keepChars` characters with a sink, else all of it (up to the cap). */
+  content: KeptText;
+  /** The whole content's length. */
+  chars: number;
+  sink: ContentSink | undefined;
+  reasoning: KeptText;
+  finishReason: string | undefined;
+  usage: TokenUsage | undefined;
+  error: ErrorObject | undefined;
+  provider: string | undefined;
+  /** The most characters of answer, or of reasoning, we take. */
+  capChars: number;
+  /** The answer or its reasoning reached `capChars`: we read no more. */
+  capped: boolean;
+  /** The sink's last request to wait, not yet waited for. */
+  backpressure: Promise<void> | undefined;
+}
+
+export function emptyDraft(sink: ContentSink | undefined, capChars: number): Draft {
+  return {
+    content: new KeptText(sink ? Math.min(sink.keepChars, capChars) : capChars),
+    chars: 0,
+    sink,
+    reasoning: new KeptText(capChars),
+    finishReason: undefined,
+    usage: undefined,
+    error: undefined,
+    provider: undefined,
+    capChars,
+    capped: false,
+    backpressure: undefined,
+  };
+}
+
+/** Folds one body or chunk into the draft. Only the first choice is read: we ask for one. */
+export function absorb(draft: Draft, body: CompletionBody): void {
+  const choice = body.choices?.[0];
+  const part = choice?.delta ?? choice?.message;
+  // OpenRouter says `reasoning`; DeepSeek, Qwen and others `reasoning_content`; Mistral sends thinking parts.
+  const reasoning = part?.reasoning ?? part?.reasoning_content;
+  if (reasoning) draft.reasoning.add(reasoning);
+  if (typeof part?.content === 'string') addContent(draft, part.content);
+  else if (part?.content) addParts(draft, part.content);
+  draft.finishReason = choice?.finish_reason ?? draft.finishReason;
+  draft.error = body.error ?? choice?.error ?? draft.error;
+  if (body.usage !== undefined) draft.usage = convertUsage(body.usage) ?? draft.usage;
+  draft.provider = body.provider ?? draft.provider;
+  draft.capped ||= draft.chars >= draft.capChars || draft.reasoning.length >= draft.capChars;
+}
+
+/** Keeps what the draft may hold of `text` and gives all of it to the sink, noting any wait it asks for. */
+function addContent(draft: Draft, text: string): void {
+  if (text === '') return;
+  draft.chars += text.length;
+  draft.content.add(text);
+  const wait = draft.sink?.write(text);
+  if (wait) draft.backpressure = wait;
+}
+
+/**
+ * `content` given as parts (Mistral): text parts are the answer, thinking parts are
+ * reasoning, anything else (images, references) is not text we keep.
+ */
+function addParts(draft: Draft, parts: NonNullable<MessagePart['content']>): void {
+  let text = '';
+  for (const part of parts) {
+    text += textOf(part);
+    const parsed = thinkingPartSchema.safeParse(part);
+    if (parsed.success) draft.reasoning.add(typeof parsed.data.thinking === 'string' ? parsed.data.thinking : parsed.data.thinking.map(textOf).join(''));
+  }
+  addContent(draft, text);
+}
+
+/** The text of a text part; nothing for any other part. */
+function textOf(part: unknown): string {
+  const parsed = textPartSchema.safeParse(part);
+  return parsed.success ? parsed.data.text : '';
+}
