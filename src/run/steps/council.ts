@@ -1,7 +1,7 @@
 import type { Completion } from '../../openrouter/client.js';
 import { fanOut, type Settled } from '../fanout.js';
 import type { AnsweredRanker, ModelError, RankerRecord, RunStatus } from '../record.js';
-import { anonymise, type IndexedAnswer } from '../strategies/anonymise.js';
+import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../strategies/anonymise.js';
 import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../strategies/council.js';
 import { aggregateRankings, parseRanking, type RankerVerdict } from '../strategies/ranking.js';
 import { COUNCIL_MIN_CANDIDATES } from '../strategies/strategy.js';
@@ -42,24 +42,28 @@ async function rankings(context: StepContext): Promise<RankerVerdict[]> {
   const saved = run.savedRankings();
   const toAsk = answers.filter((answer) => !saved.some((ranker) => ranker.index === answer.index + 1));
   const prompts = toAsk.map((ranker) => buildRankingPrompt(problem, answers, ranker.index, run.id, deps.synthesisMaxChars));
-  const recorded: Array<Promise<RankerVerdict | undefined>> = [];
-  const record = ({ index, result, ms }: Settled<Completion>): Promise<RankerVerdict | undefined> => {
-    const ranker = toAsk[index]!;
-    const prompt = prompts[index]!;
-    if (!result.ok) {
-      log.warn({ phase: 'ranking', model: ranker.model, kind: result.error.kind }, `ranking failed: ${result.error.message}`);
-      return run.ranked(failedRanker(ranker, modelError(result.error), ms)).then(() => undefined);
-    }
-    const { order, warnings } = parseRanking(result.value.content, prompt.shown);
-    const verdict: RankerVerdict = { ranker: ranker.index, shown: prompt.shown.map((shown) => shown.index), order };
-    log.info({ phase: 'ranking', model: ranker.model, ms, ranked: order.length, cost: result.value.usage?.cost }, 'ranking done');
-    return run.ranked(answeredRanker(ranker, verdict, warnings, ms, result.value), result.value.content).then(() => verdict);
-  };
   log.info({ phase: 'ranking', rankers: toAsk.length, saved: saved.length }, 'council ranking');
+  // Each ranking is recorded once its reply is on disk; the synthesis waits for every one.
+  const recorded: Array<Promise<RankerVerdict | undefined>> = [];
+  const onSettled = (settled: Settled<Completion>) => void recorded.push(recordRanking(context, toAsk[settled.index]!, prompts[settled.index]!, settled));
   const ask = (model: string, signal: AbortSignal | undefined, i: number) => deps.client.complete(stepChat(run, model, prompts[i]!.text), { signal });
-  await Promise.all(fanOut(toAsk.map((ranker) => ranker.model), ask, { limiter: deps.limiter, signal: run.signal, urgent: true, onSettled: (settled) => void recorded.push(record(settled)) }));
+  await Promise.all(fanOut(toAsk.map((ranker) => ranker.model), ask, { limiter: deps.limiter, signal: run.signal, urgent: true, onSettled }));
   const asked = await Promise.all(recorded);
   return [...saved.map(savedVerdict), ...asked.filter((verdict): verdict is RankerVerdict => verdict !== undefined)];
+}
+
+/** A council member's reply read and recorded, its whole reply saved; or its failure, which leaves it out. */
+async function recordRanking({ run, log }: StepContext, ranker: IndexedAnswer, prompt: StrategyPrompt, { result, ms }: Settled<Completion>): Promise<RankerVerdict | undefined> {
+  if (!result.ok) {
+    log.warn({ phase: 'ranking', model: ranker.model, kind: result.error.kind }, `ranking failed: ${result.error.message}`);
+    await run.ranked(failedRanker(ranker, modelError(result.error), ms));
+    return undefined;
+  }
+  const { order, warnings } = parseRanking(result.value.content, prompt.shown);
+  const verdict: RankerVerdict = { ranker: ranker.index, shown: prompt.shown.map((shown) => shown.index), order };
+  log.info({ phase: 'ranking', model: ranker.model, ms, ranked: order.length, cost: result.value.usage?.cost }, 'ranking done');
+  await run.ranked(answeredRanker(ranker, verdict, warnings, ms, result.value), result.value.content);
+  return verdict;
 }
 
 function answeredRanker(ranker: IndexedAnswer, verdict: RankerVerdict, warnings: string[], ms: number, completion: Completion): RankerRecord {
