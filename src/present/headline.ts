@@ -1,6 +1,6 @@
 import type { CandidateRecord, RunState } from '../run/record.js';
 import { finalPhrase } from './strategy.js';
-import { briefError, count } from './words.js';
+import { briefError, capitalised, count } from './words.js';
 
 /**
  * The one plain line a result begins with: what the user got and what is missing, in words a
@@ -61,5 +61,3 @@ function synthesisFailures(record: RunState): string {
   const failed = record.synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${briefError(attempt.error)}`] : []));
   return failed.length > 0 ? failed.join('; ') : (record.synthesis.reason ?? 'it did not run');
 }
-
-const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;

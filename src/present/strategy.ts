@@ -1,6 +1,6 @@
 import type { RunState } from '../run/record.js';
 import { estimateUsd } from './refusal.js';
-import { clip, describeError } from './words.js';
+import { capitalised, clip, describeError } from './words.js';
 
 /** A candidate as the results name it: its 1-based index (a model may repeat) and its model. */
 const candidateName = (record: RunState, index: number) => `candidate ${index} (${record.candidates[index - 1]?.model ?? '?'})`;
@@ -17,13 +17,11 @@ export function finalPhrase(record: RunState): string {
 /** The run's settings beyond the defaults, for the footer: "Strategy: judge; reasoning effort: high; follows up run …". */
 export function settingsLine(record: RunState): string | undefined {
   const parts = [
-    record.settings.strategy && record.settings.strategy !== 'synthesize' ? `Strategy: ${record.settings.strategy}` : undefined,
+    record.settings.strategy && record.settings.strategy !== 'synthesize' ? `strategy: ${record.settings.strategy}` : undefined,
     record.settings.reasoning_effort ? `reasoning effort: ${record.settings.reasoning_effort}` : undefined,
     record.follow_up_of ? `follows up run ${record.follow_up_of}` : undefined,
   ].filter(Boolean);
-  if (parts.length === 0) return undefined;
-  const line = parts.join('; ');
-  return `${line[0]!.toUpperCase()}${line.slice(1)}.`;
+  return parts.length === 0 ? undefined : `${capitalised(parts.join('; '))}.`;
 }
 
 /** The footer's account of the judge's verdict, or of the council's rankings. */
