@@ -50,12 +50,10 @@ export async function folderWithDotEnv(text: string): Promise<string> {
 
 /** Removes the test file's temporary folders, after stopping any run host that lives in one. */
 export async function removeTempDirs(): Promise<void> {
-  await Promise.all(
-    madeHere.splice(0).map(async (dir) => {
-      await stopHostsUnder(dir);
-      await rm(dir, { recursive: true, force: true });
-    }),
-  );
+  const dirs = madeHere.splice(0);
+  // Every host first: a host living in one folder may still write into another (its TMPDIR) as it exits.
+  await Promise.all(dirs.map((dir) => stopHostsUnder(dir)));
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /** The real server, with a real OpenRouter client pointed at the fake, driven by the SDK's Client in-process. */
