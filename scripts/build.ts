@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -37,10 +37,33 @@ const { metafile } = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   metafile: true,
   logLevel: 'warning',
+  plugins: [withoutAjv()],
 });
 await chmod(path.join(dist, 'bin.js'), 0o755);
 await writeFile(path.join(dist, 'THIRD-PARTY-LICENSES.md'), await licences(metafile));
 await checkItStarts();
+
+/**
+ * The MCP SDK's Ajv-backed JSON Schema validator, replaced by src/sdk/json-schema-validator.ts
+ * (why: there). The build fails if the SDK no longer imports it where this expects it, so a new
+ * SDK cannot quietly bring Ajv back.
+ */
+function withoutAjv(): Plugin {
+  return {
+    name: 'without-ajv',
+    setup(build) {
+      let replaced = 0;
+      build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) => {
+        if (!args.importer.includes(`${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`)) return undefined;
+        replaced++;
+        return { path: path.join(root, 'src', 'sdk', 'json-schema-validator.ts') };
+      });
+      build.onEnd(() => {
+        if (replaced === 0) throw new Error('the MCP SDK no longer imports validation/ajv-provider.js: see withoutAjv in scripts/build.ts');
+      });
+    },
+  };
+}
 
 /**
  * `--version` loads and runs every module of the server: a bundle whose modules initialise in

@@ -122,6 +122,23 @@ describe('a complete result', () => {
   });
 });
 
+describe('an answer stopped short', () => {
+  it('says whether max_tokens or the stored-answer cap stopped it, in the text and the fields', () => {
+    const run = record({
+      candidates: [
+        { ...answered(1, 'a/long', 1000), truncated: true },
+        { ...answered(2, 'b/runaway', 2000), truncated: true, cut_short: 'the answer passed 16,777,216 characters, the most kept of one answer: the request was ended there' },
+      ],
+    });
+    const { text, data } = result(view(run, ANSWER));
+    expect(text).toContain('(a/long 1.0 s, cut at max_tokens, b/runaway 2.0 s, the answer passed 16,777,216 characters, the most kept of one answer: the request was ended there)');
+    expect(data.models.map((model) => [model.truncated, model.cut_short])).toEqual([
+      [true, null],
+      [true, 'the answer passed 16,777,216 characters, the most kept of one answer: the request was ended there'],
+    ]);
+  });
+});
+
 describe('answers shown, within the cap', () => {
   it('shares the cap fairly among the candidates when there is no synthesis, cutting the longest and saying where each is', () => {
     const run = record({ status: 'candidates_only', synthesis: { status: 'failed', attempts: [{ model: SYNTHESIZER, status: 'failed', error: { kind: 'timeout', message: 'no complete answer within the 240000 ms limit' } }] } });

@@ -76,6 +76,7 @@ function modelFields(candidate: CandidateRecord, running: boolean, dir: string |
     ms: answered?.ms ?? failed?.ms ?? null,
     attempts: answered?.attempts ?? null,
     truncated: answered?.truncated ?? false,
+    cut_short: answered?.cut_short ?? null,
     usage: answered?.usage ? usageFields(answered.usage) : null,
     error: failed ? errorFields(failed.error) : null,
     file: inFolder(dir, answered?.file),

@@ -65,7 +65,11 @@ export function footer(view: RunView, { joined, notice }: Pick<TextOptions, 'joi
 }
 
 const timing = (candidate: CandidateRecord) =>
-  `${candidate.model} ${candidate.status === 'answered' && candidate.ms !== undefined ? seconds(candidate.ms) : 'saved'}${candidate.status === 'answered' && candidate.truncated ? ', cut at max_tokens' : ''}`;
+  `${candidate.model} ${candidate.status === 'answered' && candidate.ms !== undefined ? seconds(candidate.ms) : 'saved'}${candidate.status === 'answered' ? cutNote(candidate) : ''}`;
+
+/** How an answer ended short of its end: at max_tokens, or stopped by us at the stored-answer cap. */
+const cutNote = (candidate: { truncated?: boolean; cut_short?: string }) =>
+  candidate.cut_short ? `, ${candidate.cut_short}` : candidate.truncated ? ', cut at max_tokens' : '';
 
 /** Who synthesized, and why the synthesizers before it did not. */
 function synthesisLine(record: RunState): string | undefined {

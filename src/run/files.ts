@@ -3,7 +3,8 @@ import { fileSafe, type RunFolder } from '../store/run-store.js';
 import type { RunRecord } from './record.js';
 
 export interface AnswerWriter {
-  write(piece: string): void;
+  /** A promise when the file is behind: the reader waits for it before it reads more. */
+  write(piece: string): void | Promise<void>;
   finish(): Promise<string | undefined>;
   discard(): Promise<void>;
 }
@@ -54,8 +55,11 @@ export class RunFiles {
    */
   writer(name: string): AnswerWriter {
     const opened = this.folder.then((folder) => folder?.writer(name)).catch((error: unknown) => this.failed(name, error));
+    // Once the file is open, pieces go to it directly, and its request to wait (it is behind) goes back to the reader.
+    let open: Awaited<typeof opened> | undefined;
+    void opened.then((writer) => (open = writer));
     return {
-      write: (piece) => void opened.then((writer) => writer?.write(piece)),
+      write: (piece) => (open ? open.write(piece) : opened.then((writer) => writer?.write(piece))),
       finish: async () => {
         const writer = await opened;
         return writer?.finish().then(

@@ -83,6 +83,7 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
     attempts: completion.attempts,
     chars: completion.chars,
     ...(completion.truncated ? { truncated: true } : {}),
+    ...(completion.cutShort ? { cut_short: completion.cutShort } : {}),
     ...(completion.usage ? { usage: completion.usage } : {}),
     ...(saved.file ? { file: saved.file } : {}),
     ...(saved.reasoningFile ? { reasoning_file: saved.reasoningFile } : {}),

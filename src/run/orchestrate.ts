@@ -42,8 +42,9 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
     return run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
   };
   const chats = candidateChats(run);
+  const keepChars = keptOfEach(deps.keepChars, run.request.models.length);
   const ask = (_model: string, signal: AbortSignal | undefined, i: number) =>
-    deps.client.complete(chats[waiting[i]!]!, { signal, sink: run.answerSink(waiting[i]!, deps.keepChars) });
+    deps.client.complete(chats[waiting[i]!]!, { signal, sink: run.answerSink(waiting[i]!, keepChars) });
   const calls = fanOut(models, ask, {
     limiter: deps.limiter,
     signal: run.signal,
@@ -51,6 +52,18 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
   });
   await Promise.all(calls);
   await Promise.all(recorded);
+}
+
+/** Answers shorter than this are always held whole. */
+const MIN_KEPT_CHARS = 16_384;
+
+/**
+ * How much of each of `models` answers is held in memory (the rest is only in its file): the
+ * synthesis and a result share their budgets among the answers, so when every answer is long
+ * each gets its share; a share is all that need be held for them.
+ */
+function keptOfEach(keepChars: number, models: number): number {
+  return Math.max(MIN_KEPT_CHARS, Math.ceil(keepChars / models));
 }
 
 /** The strategy's steps once every candidate has answered or failed. */

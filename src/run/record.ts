@@ -86,6 +86,8 @@ const candidateSchema = z.discriminatedUnion('status', [
     /** Answered before the run was stopped, and kept when it was taken over: paid once, then. */
     reused: z.literal(true).optional(),
     truncated: z.boolean().optional(),
+    /** Why it was cut before its end by us: it ran past the stored-answer cap. */
+    cut_short: z.string().optional(),
     usage: usageSchema.optional(),
     /** The answer's file in the run folder: named once the file is there, never before. */
     file: z.string().optional(),

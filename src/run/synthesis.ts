@@ -32,16 +32,14 @@ export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswe
  */
 export function boundedPrompt(render: (bodies: string[]) => string, answers: CandidateAnswer[], maxChars: number): BoundedPrompt {
   const overhead = render(answers.map(() => '')).length;
-  const caps = fairCaps(
-    answers.map((answer) => answer.content.length),
-    maxChars - overhead,
-  );
+  const caps = fairCaps(answers.map(usableLength), maxChars - overhead);
   const trims: Trim[] = [];
   const bodies = answers.map((answer, index) => {
     const cap = caps[index]!;
-    if (answer.content.length <= cap) return answer.content;
+    // An answer held only in part is marked as trimmed too, wherever its held part ends.
+    if ((answer.chars ?? answer.content.length) <= cap) return answer.content;
     // The marker's length depends on the numbers in it; measure it with the widest ones.
-    const kept = Math.max(0, cap - trimMarker(answer, 0).length);
+    const kept = Math.max(0, Math.min(answer.content.length, cap - trimMarker(answer, 0).length));
     trims.push({ model: answer.model, keptChars: kept, originalChars: answer.chars ?? answer.content.length });
     return answer.content.slice(0, kept) + trimMarker(answer, kept);
   });
@@ -65,6 +63,12 @@ export function layoutPrompt(parts: { intro: string; problem: string; sections: 
     '',
     parts.task,
   ].join('\n');
+}
+
+/** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
+function usableLength(candidate: CandidateAnswer): number {
+  const { content } = candidate;
+  return (candidate.chars ?? content.length) > content.length ? content.length + trimMarker(candidate, content.length).length : content.length;
 }
 
 /**

@@ -48,10 +48,12 @@ export async function folderWithDotEnv(text: string): Promise<string> {
   return dir;
 }
 
-/** Removes the test file's temporary folders, after stopping any run host that lives in one. */
+/**
+ * Removes the test file's temporary folders, after stopping every run host that lives in one:
+ * all of them first, since a host in one folder may write in another (its TMPDIR's compile cache).
+ */
 export async function removeTempDirs(): Promise<void> {
   const dirs = madeHere.splice(0);
-  // Every host first: a host living in one folder may still write into another (its TMPDIR) as it exits.
   await Promise.all(dirs.map((dir) => stopHostsUnder(dir)));
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 }

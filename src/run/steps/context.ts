@@ -17,7 +17,7 @@ export interface RunDeps {
   limiter: Limiter;
   logger: Logger;
   synthesisMaxChars: number;
-  /** How much of each answer is held in memory; the rest is only in its file. */
+  /** How much of all the answers of a run is held in memory, shared among them; the rest is only in their files. */
   keepChars: number;
 }
 

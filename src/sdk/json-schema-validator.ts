@@ -1,0 +1,12 @@
+/**
+ * Stands in, in the bundle only (scripts/build.ts), for the MCP SDK's Ajv-backed JSON Schema
+ * validator, which the SDK builds for every Server and Client it makes. It validates elicitation
+ * answers and tools' output schemas as a client reads them: this package never elicits, and its
+ * clients (the faces of the run host) read tools that declare no output schema. Ajv and its
+ * formats would cost every process (the server and the run host) about 9 MiB.
+ */
+export class AjvJsonSchemaValidator {
+  getValidator(): never {
+    throw new Error('JSON Schema validation is not used by parallel-llm-mcp: the bundle leaves Ajv out');
+  }
+}
