@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
+import { STRATEGIES, type Strategy } from './run/strategies/strategy.js';
 
 /**
  * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`
@@ -45,6 +47,12 @@ export interface Config {
   saveOutputs: boolean;
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** How the candidates' answers become one, unless a call says otherwise (SPEC §10). */
+  strategy: Strategy;
+  /** A call whose worst-case cost is above this is refused before any request; a call may lower it, never raise it. */
+  maxCostUsd: number | undefined;
+  /** OpenRouter's `reasoning.effort` for every model and step; undefined: not sent. */
+  reasoningEffort: ReasoningEffort | undefined;
   /** `auto`: runs execute in the per-user run host; `off`: in the server process itself. */
   runHost: 'auto' | 'off';
   /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
@@ -107,6 +115,13 @@ const modelList = z.preprocess(
     .optional(),
 );
 
+/** One of `values`, in any case, around any spaces. */
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional(),
+  );
+
 const booleanFlag = z.preprocess(
   (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
   z
@@ -155,15 +170,18 @@ const envSchema = z.object({
     z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
   ),
   PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
-  PARALLEL_LLM_LOG_LEVEL: z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
-  ),
+  PARALLEL_LLM_LOG_LEVEL: oneOf(LOG_LEVELS),
   PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
-  PARALLEL_LLM_RUN_HOST: z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
-    z.enum(['auto', 'off'], { error: 'must be auto or off' }).optional(),
+  PARALLEL_LLM_STRATEGY: oneOf(STRATEGIES),
+  PARALLEL_LLM_MAX_COST_USD: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be a number of US dollars, such as 0.50' })
+      .positive({ error: 'must be a positive number of US dollars, such as 0.50' })
+      .optional(),
   ),
+  PARALLEL_LLM_REASONING_EFFORT: oneOf(REASONING_EFFORTS),
+  PARALLEL_LLM_RUN_HOST: oneOf(['auto', 'off'] as const),
   PARALLEL_LLM_HOST_DIR: z.preprocess(
     blankToUndefined,
     z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
@@ -211,6 +229,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     saveOutputs: e.PARALLEL_LLM_SAVE_OUTPUTS ?? true,
     logLevel: e.PARALLEL_LLM_LOG_LEVEL ?? 'info',
     logFile: e.PARALLEL_LLM_LOG_FILE,
+    strategy: e.PARALLEL_LLM_STRATEGY ?? 'synthesize',
+    maxCostUsd: e.PARALLEL_LLM_MAX_COST_USD,
+    reasoningEffort: e.PARALLEL_LLM_REASONING_EFFORT,
     runHost: e.PARALLEL_LLM_RUN_HOST ?? 'auto',
     hostDir: e.PARALLEL_LLM_HOST_DIR,
     hostIdleMs: e.PARALLEL_LLM_HOST_IDLE_MS ?? 10 * 60 * 1000,

@@ -37,7 +37,7 @@ describe('ask’s arguments', () => {
     expect(ask(...args)).toEqual({ kind: 'error', message: `parallel-llm-mcp ask: ${message}; see parallel-llm-mcp ask --help` });
   });
 
-  it.each([['--frobnicate'], ['-x', 'q'], ['q', '--strategy=judge']])('refuses the unknown option in %s, naming it and the -- way out', (...args) => {
+  it.each([['--frobnicate'], ['-x', 'q'], ['q', '--vote=judge']])('refuses the unknown option in %s, naming it and the -- way out', (...args) => {
     const line = ask(...args);
     expect(line.kind).toBe('error');
     const { message } = line as { message: string };
@@ -62,6 +62,13 @@ describe('ask’s options, read with the rules of process_prompt’s arguments',
     });
   });
 
+  it('gives the strategy, the cost ceiling, the reasoning effort and the run to follow up as the tool names them', () => {
+    expect(options('--strategy', 'judge', '--max-cost=0.5', '--reasoning-effort', 'high', '--follow-up-of', '2026-11-25T10-00-00.000Z_0a1b2c3d')).toEqual({
+      ok: true,
+      value: { settings: { strategy: 'judge', max_cost_usd: 0.5, reasoning_effort: 'high', follow_up_of: '2026-11-25T10-00-00.000Z_0a1b2c3d' }, fresh: false, json: false },
+    });
+  });
+
   it('sets nothing the flags do not name', () => {
     expect(options()).toEqual({ ok: true, value: { settings: {}, fresh: false, json: false } });
   });
@@ -73,6 +80,11 @@ describe('ask’s options, read with the rules of process_prompt’s arguments',
     [['--max-tokens', '0'], '--max-tokens "0": max_tokens must be between 1 and 1000000'],
     [['--models', ' , '], '--models " , ": models must name at least one model'],
     [['--synthesizer', 'a,b,c,d,e,f'], '--synthesizer "a,b,c,d,e,f": synthesizer_model may name at most 5 models'],
+    [['--strategy', 'vote'], '--strategy "vote": strategy must be one of synthesize, judge, council (got "vote")'],
+    [['--max-cost', 'cheap'], '--max-cost must be a number (got "cheap")'],
+    [['--max-cost', '0'], '--max-cost "0": max_cost_usd must be above 0: it is the most, in US dollars, this call may cost at worst'],
+    [['--reasoning-effort', 'max'], '--reasoning-effort "max": reasoning_effort must be one of minimal, low, medium, high (got "max")'],
+    [['--follow-up-of', ' '], '--follow-up-of " ": follow_up_of must not be blank: give the run_id of a finished run'],
   ])('refuses %j, naming the flag, the value and the rule', (args, message) => {
     expect(options(...args)).toEqual({ ok: false, error: message });
   });

@@ -48,6 +48,12 @@ describe('loadConfig: defaults', () => {
     expect(config.baseUrl).toBe('https://openrouter.ai/api/v1');
   });
 
+  it('synthesizes, sets no cost ceiling and sends no reasoning effort', () => {
+    expect(config.strategy).toBe('synthesize');
+    expect(config.maxCostUsd).toBeUndefined();
+    expect(config.reasoningEffort).toBeUndefined();
+  });
+
   it('leaves the budget to be chosen per client and sends a positive max_tokens', () => {
     expect(config.budgetMs).toBeUndefined();
     expect(config.maxTokens).toBeGreaterThan(0);
@@ -104,6 +110,12 @@ describe('loadConfig: bad values', () => {
     ['PARALLEL_LLM_TEMPERATURE', '3'],
     ['PARALLEL_LLM_TEMPERATURE', '-0.1'],
     ['PARALLEL_LLM_TEMPERATURE', 'warm'],
+    ['PARALLEL_LLM_STRATEGY', 'vote'],
+    ['PARALLEL_LLM_MAX_COST_USD', '$5'],
+    ['PARALLEL_LLM_MAX_COST_USD', '-1'],
+    ['PARALLEL_LLM_MAX_COST_USD', '0'],
+    ['PARALLEL_LLM_MAX_COST_USD', 'Infinity'],
+    ['PARALLEL_LLM_REASONING_EFFORT', 'xhigh'],
   ])('refuses %s=%j with a one-line ConfigError naming the variable', (variable, value) => {
     const { message } = configError(withKey({ [variable]: value }));
     expect(message).toContain(variable);
@@ -157,6 +169,39 @@ describe('loadConfig: accepted values', () => {
 
   it('reads a comma-separated synthesizer list, in order', () => {
     expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/x, openai/y,,' })).synthesizerModels).toEqual(['google/x', 'openai/y']);
+  });
+});
+
+describe('loadConfig: strategy, cost ceiling and reasoning effort', () => {
+  it.each([
+    ['judge', 'judge'],
+    [' Council ', 'council'],
+    ['SYNTHESIZE', 'synthesize'],
+  ])('reads PARALLEL_LLM_STRATEGY=%j as %s', (given, expected) => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_STRATEGY: given })).strategy).toBe(expected);
+  });
+
+  it.each([
+    ['0.5', 0.5],
+    [' 2 ', 2],
+    ['0.001', 0.001],
+  ])('reads PARALLEL_LLM_MAX_COST_USD=%j as %d dollars', (given, expected) => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_MAX_COST_USD: given })).maxCostUsd).toBe(expected);
+  });
+
+  it.each(['minimal', 'low', 'Medium', 'HIGH'])('reads PARALLEL_LLM_REASONING_EFFORT=%j', (given) => {
+    expect(loadConfig(withKey({ PARALLEL_LLM_REASONING_EFFORT: given })).reasoningEffort).toBe(given.toLowerCase());
+  });
+
+  it('says what a bad value should be', () => {
+    expect(configError(withKey({ PARALLEL_LLM_STRATEGY: 'vote' })).message).toBe('PARALLEL_LLM_STRATEGY must be one of synthesize, judge, council (got "vote")');
+    expect(configError(withKey({ PARALLEL_LLM_MAX_COST_USD: '-1' })).message).toBe(
+      'PARALLEL_LLM_MAX_COST_USD must be a positive number of US dollars, such as 0.50 (got "-1")',
+    );
+    expect(configError(withKey({ PARALLEL_LLM_MAX_COST_USD: '$5' })).message).toBe('PARALLEL_LLM_MAX_COST_USD must be a number of US dollars, such as 0.50 (got "$5")');
+    expect(configError(withKey({ PARALLEL_LLM_REASONING_EFFORT: 'max' })).message).toBe(
+      'PARALLEL_LLM_REASONING_EFFORT must be one of minimal, low, medium, high (got "max")',
+    );
   });
 });
 

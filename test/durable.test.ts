@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { readOwnKernelView, readProcStat } from '../src/run/proc-stat.js';
 import { RunFolder } from '../src/store/run-store.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
-import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { mountTmpfs } from './support/tmpfs.js';
 import { waitFor } from './support/wait.js';
 
@@ -149,7 +149,7 @@ describe.skipIf(!readOwnKernelView())('liveness', () => {
   async function journalOwnedBy(harness: Harness, ownerStartTime: (real: number) => number) {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     const stat = await readProcStat(child.pid!, new AbortController().signal);
-    const { id } = await harness.app.service.start({ prompt: 'owned', models: ['live/one'], synthesizers: ['live/synth'], temperature: 0.7, maxTokens: 100 });
+    const { id } = mustStart(await harness.app.service.start({ prompt: 'owned', models: ['live/one'], synthesizers: ['live/synth'], temperature: 0.7, maxTokens: 100, strategy: 'synthesize' }));
     await harness.app.runs.idle();
     const folder = path.join(harness.outputDir, id);
     const record = await journal(folder);

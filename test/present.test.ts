@@ -49,26 +49,26 @@ const ANSWER = 'Use an iterative loop; recursion depth is the problem.';
 
 describe('the first line', () => {
   it.each([
-    ['complete', record({}), `All 2 models answered; synthesized by ${SYNTHESIZER}.`],
+    ['complete', record({}), `All 2 models answered; synthesized by ${SYNTHESIZER}. Cost $0.0223.`],
     [
       'partial',
       record({ status: 'partial', candidates: [answered(1, 'a/one', 1000), failed(2, 'x-ai/grok', rateLimited), answered(3, 'c/three', 1000)] }),
-      `2 of 3 models answered; x-ai/grok failed: rate limited (429). Synthesized by ${SYNTHESIZER}.`,
+      `2 of 3 models answered; x-ai/grok failed: rate limited (429). Synthesized by ${SYNTHESIZER}. Cost $0.0223.`,
     ],
-    ['one model', record({ candidates: [answered(1, 'a/one', 1000)] }), `The model answered; synthesized by ${SYNTHESIZER}.`],
+    ['one model', record({ candidates: [answered(1, 'a/one', 1000)] }), `The model answered; synthesized by ${SYNTHESIZER}. Cost $0.0223.`],
     [
       'failed',
-      record({ status: 'failed', candidates: [failed(1, 'a/one', { kind: 'http', status: 401, message: 'User not found.' })], synthesis: { status: 'skipped', attempts: [] } }),
+      record({ status: 'failed', candidates: [failed(1, 'a/one', { kind: 'http', status: 401, message: 'User not found.' })], synthesis: { status: 'skipped', attempts: [] }, totals: {} }),
       'No model answered: a/one failed: HTTP 401: User not found.',
     ],
     [
       'interrupted with one missing',
       record({ status: 'interrupted', candidates: [answered(1, 'a/one', 1000), waiting(2, 'b/two')], synthesis: { status: 'waiting', attempts: [] } }),
-      'Interrupted: the process running it stopped, with 1 of 2 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+      'Interrupted: the process running it stopped, with 1 of 2 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked. Cost $0.0223.',
     ],
     [
       'cancelled before any answer',
-      record({ status: 'cancelled', candidates: [failed(1, 'a/one', { kind: 'cancelled', message: 'cancelled' })], synthesis: { status: 'skipped', attempts: [] } }),
+      record({ status: 'cancelled', candidates: [failed(1, 'a/one', { kind: 'cancelled', message: 'cancelled' })], synthesis: { status: 'skipped', attempts: [] }, totals: {} }),
       'Cancelled: every upstream request was stopped before any model answered.',
     ],
   ])('says what a %s run holds and what is missing, in one line', (_name, run, line) => {
@@ -98,7 +98,7 @@ describe('the first line', () => {
 
   it('tells a cancelled run that the same request reuses what arrived', () => {
     const cancelled = record({ status: 'cancelled', candidates: [answered(1, 'a/one', 1000), failed(2, 'b/two', { kind: 'cancelled', message: 'cancelled' })], synthesis: { status: 'skipped', attempts: [] } });
-    expect(headline(cancelled)).toBe('Cancelled: every upstream request was stopped; the result holds the 1 of 2 answers that had arrived. The same request again reuses it and asks only the 1 other model.');
+    expect(headline(cancelled)).toBe('Cancelled: every upstream request was stopped; the result holds the 1 of 2 answers that had arrived. The same request again reuses it and asks only the 1 other model. Cost $0.0223.');
   });
 });
 
@@ -106,7 +106,7 @@ describe('a complete result', () => {
   const { text, data, isError } = result(view(record({}), ANSWER));
 
   it('puts the first line above the answer, and an account below', () => {
-    expect(text.startsWith(`All 2 models answered; synthesized by ${SYNTHESIZER}.\n\n${ANSWER}\n\n---\n`)).toBe(true);
+    expect(text.startsWith(`All 2 models answered; synthesized by ${SYNTHESIZER}. Cost $0.0223.\n\n${ANSWER}\n\n---\n`)).toBe(true);
     expect(text).toContain('Models: 2 of 2 models answered (~openai/gpt-latest 6.0 s, ~x-ai/grok-latest 9.5 s).');
     expect(text).toContain(`Synthesized by ${SYNTHESIZER} in 41.0 s.`);
     expect(text).toContain('Cost: $0.0223, 3,600 tokens (2,800 in, 800 out), 52.3 s.');

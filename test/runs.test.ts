@@ -6,7 +6,7 @@ import type { StructuredResult } from '../src/present/output-schema.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
-import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
@@ -247,7 +247,7 @@ describe('cancellation', () => {
     const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
     expect(result.isError).toBe(true);
     expect(data!.status).toBe('cancelled');
-    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model.');
+    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model. Cost $0.0030.');
     expect(requests('stop/synth')).toBe(0);
   });
 
@@ -310,8 +310,8 @@ describe('the same request twice at the same moment', () => {
   it('starts one run, and the second caller joins it', async () => {
     const harness = await start(slowThird('at-once', 20));
     const { config } = harness;
-    const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 };
-    const [first, second] = await Promise.all([harness.app.service.start(request), harness.app.service.start(request)]);
+    const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100, strategy: 'synthesize' as const };
+    const [first, second] = (await Promise.all([harness.app.service.start(request), harness.app.service.start(request)])).map(mustStart);
     expect([first.joined, second.joined]).toEqual(['new', 'attached']);
     expect(second.id).toBe(first.id);
     await harness.app.runs.idle();
@@ -323,7 +323,7 @@ describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
     const { config } = harness;
-    const { id } = await harness.app.service.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100 });
+    const { id } = mustStart(await harness.app.service.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100, strategy: 'synthesize' as const }));
     const run = new WeakRef(harness.app.runs.liveRun(id)!);
     await run.deref()!.settled;
     expect(harness.app.runs.liveRun(id)).toBeUndefined();
@@ -434,7 +434,7 @@ describe('an interrupted run', () => {
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { text, data: resumed } = await processPrompt(second, { prompt: 'q' });
     expect(resumed).toMatchObject({ joined: 'resumed', status: 'complete' });
-    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by unreadable/synth.');
+    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by unreadable/synth. Cost $0.0060.');
     expect(['unreadable/one', 'unreadable/two', 'unreadable/three'].map(requests)).toEqual([2, 1, 2]);
   });
 
@@ -469,7 +469,7 @@ describe('an interrupted run', () => {
     expect(seen!.status).toBe('interrupted');
     expect(seen!.models.map((m) => m.status)).toEqual(['answered', 'answered', 'interrupted']);
     expect(text.split('\n')[0]).toBe(
-      'Interrupted: the process running it stopped, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked.',
+      'Interrupted: the process running it stopped, with 2 of 3 answers saved. Call process_prompt again with the same input to resume it: only the 1 model without an answer will be asked. Cost $0.0030.',
     );
   });
 

@@ -35,7 +35,7 @@ describe('the tools a client sees', () => {
     const { tools } = await harness.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['process_prompt', 'get_run']);
     const [processPrompt, getRun] = tools;
-    expect(Object.keys(processPrompt!.inputSchema.properties ?? {})).toEqual(['prompt', 'models', 'synthesizer_model', 'temperature', 'max_tokens', 'fresh']);
+    expect(Object.keys(processPrompt!.inputSchema.properties ?? {})).toEqual(['prompt', 'models', 'synthesizer_model', 'temperature', 'max_tokens', 'strategy', 'max_cost_usd', 'reasoning_effort', 'follow_up_of', 'fresh']);
     expect(processPrompt!.inputSchema.required).toEqual(['prompt']);
     expect(processPrompt!.execution).toEqual({ taskSupport: 'optional' });
     expect(processPrompt!.description).toContain('apply to every candidate model and to the synthesizer');
@@ -58,7 +58,7 @@ describe('process_prompt through the MCP client', () => {
     const { result, text, data } = await call({ prompt: 'What is 2+2?' });
     expect(result.isError).toBeFalsy();
     const [first, , answer] = text.split('\n');
-    expect(first).toBe('All 3 models answered; synthesized by happy/synth.');
+    expect(first).toBe('All 3 models answered; synthesized by happy/synth. Cost $0.0060.');
     expect(answer).toBe('synthesized for happy');
     expect(text).toContain('Models: 3 of 3 models answered');
     expect(text).toMatch(/Cost: \$0\.0060, 600 tokens/);
@@ -118,7 +118,7 @@ describe('process_prompt through the MCP client', () => {
     fake.on('partial/two', { status: 402, error: { code: 402, message: 'Insufficient credits' } });
     const { result, text, data } = await call({ prompt: 'q' });
     expect(result.isError).toBeFalsy();
-    expect(text.split('\n')[0]).toBe('2 of 3 models answered; partial/two failed: HTTP 402: Insufficient credits. Synthesized by partial/synth.');
+    expect(text.split('\n')[0]).toBe('2 of 3 models answered; partial/two failed: HTTP 402: Insufficient credits. Synthesized by partial/synth. Cost $0.0045.');
     expect(data!.status).toBe('partial');
     expect(data!.models[1]).toMatchObject({ status: 'failed', error: { kind: 'http', status: 402, message: 'Insufficient credits' } });
     expect(data!.models[1]!.error!.advice).toMatch(/credits/);
@@ -152,7 +152,7 @@ describe('process_prompt through the MCP client', () => {
       ['failover/first', 'failed', 503],
       ['failover/second', 'answered', null],
     ]);
-    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by failover/second.');
+    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by failover/second. Cost $0.0060.');
     expect(text).toMatch(/Synthesized by failover\/second in \d+\.\d s\. Before it, failover\/first failed: http 503: No instances available\./);
     expect(fake.requestsFor('failover/second')).toHaveLength(1);
   });
@@ -166,7 +166,7 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.status).toBe('candidates_only');
     expect(data!.answer).toBeNull();
     expect(text.split('\n')[0]).toBe(
-      '3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The result holds the candidates\' answers instead.',
+      '3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The result holds the candidates\' answers instead. Cost $0.0045.',
     );
     for (let i = 1; i <= 3; i++) {
       expect(text).toContain(`answer ${i} from synth-fails/`);
@@ -394,6 +394,6 @@ describe('where a result carries the answer, by client', () => {
     expect(data!.answers_in).toBe(answersIn);
     expect(data!.answer).toBe(inStructured ? answer : null);
     expect(text.includes(answer)).toBe(inText);
-    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by layout-' + answersIn + '/synth.');
+    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by layout-' + answersIn + '/synth. Cost $0.0060.');
   });
 });

@@ -14,6 +14,7 @@ export interface AskOptions {
 }
 
 const idList = (text: string) => text.split(',').map((id) => id.trim()).filter(Boolean);
+const asWritten = (text: string) => text;
 
 /** The flags that take a value: each sets one of process_prompt's arguments. */
 const SETTING_FLAGS = [
@@ -21,6 +22,10 @@ const SETTING_FLAGS = [
   { option: 'synthesizer', setting: 'synthesizer_model', read: idList },
   { option: 'temperature', setting: 'temperature', read: Number },
   { option: 'max-tokens', setting: 'max_tokens', read: Number },
+  { option: 'strategy', setting: 'strategy', read: asWritten },
+  { option: 'max-cost', setting: 'max_cost_usd', read: Number },
+  { option: 'reasoning-effort', setting: 'reasoning_effort', read: asWritten },
+  { option: 'follow-up-of', setting: 'follow_up_of', read: asWritten },
 ] as const;
 
 /** ask's flags: one for each per-call setting process_prompt takes, and --json. */

@@ -3,9 +3,11 @@ import type { Config } from '../config.js';
 import { chooseRunService } from '../host/choose.js';
 import { createLogger } from '../log/logger.js';
 import { headline } from '../present/headline.js';
+import { refusalText } from '../present/refusal.js';
 import { shownTexts } from '../present/shown.js';
 import { structuredResult } from '../present/structured.js';
 import { answersText, footer } from '../present/text.js';
+import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS, type RunState } from '../run/record.js';
 import { runRequest, type RunRequest } from '../run/request.js';
@@ -44,7 +46,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
   const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
   const service = await chooseRunService(config, logger, packageVersion());
-  const board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
+  let board: Board | undefined;
   // Ctrl-C from now on stops the run, even one pressed while the run is being started.
   const stopped = new Promise<void>((resolve) =>
     process.once('SIGINT', () => {
@@ -54,7 +56,14 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     }),
   );
   try {
-    const { id, joined } = await service.start(request, { fresh: input.options.fresh });
+    const maxCostUsd = effectiveCeiling(input.options.settings.max_cost_usd, config.maxCostUsd);
+    const started = await service.start(request, { fresh: input.options.fresh, maxCostUsd });
+    if ('refused' in started) {
+      process.stderr.write(`${refusalText(started.refused)}\n`);
+      return 1;
+    }
+    const { id, joined } = started;
+    board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
     const handle = new RunHandle(id, service);
     void stopped.then(() => handle.cancel('stopped at the terminal (Ctrl-C)'));
     const { status } = await follow(handle, board);
@@ -72,7 +81,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     process.stderr.write(`\n${footer(view, { joined, notice })}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {
-    board.stop();
+    board?.stop();
     await service.close();
   }
 }

@@ -1,5 +1,5 @@
 import { count, seconds } from '../present/words.js';
-import type { ModelError } from '../run/record.js';
+import type { ModelError, RankerRecord } from '../run/record.js';
 import type { BoardEvent as RunEvent, SynthesisOutcome as SynthesisReport } from './events.js';
 
 /**
@@ -61,6 +61,7 @@ class LiveBoard implements Board {
 
   onEvent(event: RunEvent): void {
     if (event.type === 'candidate') this.lines[event.candidate.index - 1] = `  ${describe(event)}`;
+    else if (event.type === 'ranked') this.lines[event.ranker.index - 1] += `; ${rankingOutcome(event.ranker)}`;
     else this.synthesisStarted = Date.now();
     this.draw();
   }
@@ -98,9 +99,15 @@ export function fitToWidth(line: string, columns: number | undefined): string {
 
 function describe(event: RunEvent): string {
   if (event.type === 'synthesis') return `… ${event.model} synthesizing ${count(event.candidates, 'answer')}`;
+  if (event.type === 'ranked') return `${event.ranker.status === 'answered' && event.ranker.order.length > 0 ? '✔' : '✘'} ${event.ranker.model} ${rankingOutcome(event.ranker)}`;
   const { candidate } = event;
   if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
   return `✘ ${candidate.model} failed: ${briefly(candidate.status === 'failed' ? candidate.error : undefined)}`;
+}
+
+function rankingOutcome(ranker: RankerRecord): string {
+  if (ranker.status === 'failed') return `could not rank: ${briefly(ranker.error)}`;
+  return ranker.order.length > 0 ? "ranked the others' answers" : 'gave no ranking that could be read';
 }
 
 function synthesisOutcome(synthesis: SynthesisReport): string {

@@ -1,8 +1,9 @@
-import type { CandidateRecord, ModelError, RunState } from '../run/record.js';
+import type { CandidateRecord, ModelError, RankerRecord, RunState } from '../run/record.js';
 
-/** What the board shows: a model finishing, synthesis starting, and how synthesis ended. */
+/** What the board shows: a model finishing, a council member ranking, synthesis starting, and how synthesis ended. */
 export type BoardEvent =
   | { type: 'candidate'; candidate: CandidateRecord; settled: number; total: number }
+  | { type: 'ranked'; ranker: RankerRecord }
   | { type: 'synthesis'; model: string; candidates: number };
 
 export interface SynthesisOutcome {
@@ -13,7 +14,7 @@ export interface SynthesisOutcome {
   reason?: string;
 }
 
-/** The events between two records of the same run: the models that finished, and synthesis if it started. */
+/** The events between two records of the same run: the models that finished, the rankings that came, and synthesis if it started. */
 export function eventsBetween(before: RunState | undefined, after: RunState): BoardEvent[] {
   const events: BoardEvent[] = [];
   const total = after.candidates.length;
@@ -22,6 +23,8 @@ export function eventsBetween(before: RunState | undefined, after: RunState): Bo
     if (candidate.status === 'waiting' || (before && before.candidates[i]?.status !== 'waiting')) return;
     events.push({ type: 'candidate', candidate, settled: ++settled, total });
   });
+  const rankings = after.council?.rankings ?? [];
+  for (const ranker of rankings.slice(before?.council?.rankings.length ?? 0)) events.push({ type: 'ranked', ranker });
   const startedSynthesis = after.synthesis.model !== undefined && after.synthesis.model !== before?.synthesis.model;
   if (startedSynthesis) events.push({ type: 'synthesis', model: after.synthesis.model!, candidates: after.candidates.filter((c) => c.status === 'answered').length });
   return events;

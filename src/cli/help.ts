@@ -32,13 +32,19 @@ Live progress goes to stderr, the answer to stdout, and the run folder is named 
 Ctrl-C stops the run and its billing. The run executes in the run host, so closing the
 terminal does not stop it: the same command again picks it up, paying nothing twice (and
 within 10 minutes of its end returns it, at no cost).
-Exit codes: 0 answered, 1 no model answered, 2 no prompt or a bad option, 130 cancelled.
+Exit codes: 0 answered, 1 no model answered or the call was refused (over its cost ceiling,
+a follow-up of an unfinished run), 2 no prompt or a bad option, 130 cancelled.
 
 Options (each sets what process_prompt's argument of the same name sets, for this run only):
   --models a/x,b/y       the candidate models, comma-separated (a model may repeat)
   --synthesizer c/z      the synthesizer, or a comma-separated list tried in order
   --temperature 0.7      sampling temperature, 0 to 2, for every model and the synthesizer
   --max-tokens 16384     max_tokens for every model and the synthesizer
+  --strategy judge       synthesize, judge or council: how the answers become one
+  --max-cost 0.50        refuse, before any request, a call whose worst case is above this
+                         many US dollars (it may lower PARALLEL_LLM_MAX_COST_USD, never raise it)
+  --reasoning-effort E   minimal, low, medium or high, for every model and step
+  --follow-up-of RUN_ID  a follow-up on a finished run: each model continues its own answer
   --fresh                ask anew, even if the same request ran in the last 10 minutes
   --json                 print the structured result (process_prompt's structuredContent,
                          the answers included) on stdout instead of the answer

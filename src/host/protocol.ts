@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stateSchema } from '../run/record.js';
+import { startRefusalSchema } from '../run/refusal.js';
 import { requestSchema } from '../run/request.js';
 
 /**
@@ -21,7 +22,7 @@ export const TOOLS = {
 const runId = z.string().min(1).max(200);
 
 export const inputs = {
-  start: { request: requestSchema, fresh: z.boolean().optional() },
+  start: { request: requestSchema, fresh: z.boolean().optional(), max_cost_usd: z.number().positive().optional() },
   watch: { run_id: runId, since: z.number().int().optional(), wait_ms: z.number().int().min(0).max(3_600_000) },
   view: { run_id: runId, max_chars: z.number().int().min(0) },
   cancel: { run_id: runId, reason: z.string().max(500) },
@@ -30,7 +31,7 @@ export const inputs = {
 };
 
 export const outputs = {
-  start: z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }),
+  start: z.union([z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }), z.object({ refused: startRefusalSchema })]),
   watch: z.object({ state: stateSchema, version: z.number() }),
   view: z.object({ state: stateSchema, answer: z.string().nullable(), answers: z.array(z.tuple([z.number(), z.string()])), dir: z.string().nullable() }),
   cancel: z.object({ stopped: z.boolean(), reason: z.string().optional() }),

@@ -3,8 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { err, ok, type Result } from '../result.js';
 import type { RunRequest } from '../run/request.js';
-import type { CancelOutcome, Joined, Listing, LookupError, RunService, RunView, Watched } from '../run/service.js';
-import type { RunState } from '../run/record.js';
+import type { CancelOutcome, Listing, LookupError, RunService, RunView, StartOptions, StartOutcome, Watched } from '../run/service.js';
 import { TOOLS, lookupErrorSchema, outputs, type HostInfo } from './protocol.js';
 
 /** Beyond a wait's own length, how long a host request may take before the face gives up on it. */
@@ -29,9 +28,10 @@ export class HostRunService implements RunService {
     this.client = Promise.resolve(this.watchLoss(first));
   }
 
-  async start(request: RunRequest, options: { fresh?: boolean } = {}): Promise<{ id: string; joined: Joined; state: RunState }> {
-    const started = await this.call(TOOLS.start, { request, fresh: options.fresh }, outputs.start);
+  async start(request: RunRequest, options: StartOptions = {}): Promise<StartOutcome> {
+    const started = await this.call(TOOLS.start, { request, fresh: options.fresh, max_cost_usd: options.maxCostUsd }, outputs.start);
     if (!started.ok) throw new Error(started.error.message);
+    if ('refused' in started.value) return started.value;
     for (const listener of this.startListeners) listener();
     return { id: started.value.run_id, joined: started.value.joined, state: started.value.state };
   }

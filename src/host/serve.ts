@@ -11,9 +11,9 @@ import { HOST_NAME, TOOLS, inputs, type HostInfo } from './protocol.js';
  */
 export function hostServer(service: RunService, version: string, info: () => HostInfo): McpServer {
   const server = new McpServer({ name: HOST_NAME, version }, { capabilities: { tools: {} } });
-  server.registerTool(TOOLS.start, { inputSchema: inputs.start }, async ({ request, fresh }) => {
-    const { id, joined, state } = await service.start(request, { fresh });
-    return data({ run_id: id, joined, state });
+  server.registerTool(TOOLS.start, { inputSchema: inputs.start }, async ({ request, fresh, max_cost_usd }) => {
+    const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
+    return data('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
   });
   server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms }, extra) =>
     found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal }), (watched) => watched),

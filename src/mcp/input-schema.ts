@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_SHAPE } from '../api-key.js';
+import { strategyInputShape } from './strategy-inputs.js';
 
 /** What the calling model reads about the server and its tools. */
 export const SERVER_INSTRUCTIONS = `parallel-llm-server asks several LLMs the same question in parallel through OpenRouter, then has a synthesizer model merge their answers into one best answer.
@@ -50,6 +51,7 @@ export const callSettingsShape = {
     .max(1_000_000, 'max_tokens must be between 1 and 1000000')
     .optional()
     .describe('Upper limit of tokens per answer, reasoning included, for every model and the synthesizer.'),
+  ...strategyInputShape,
   fresh: z.boolean().optional().describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
 };
 

@@ -1,7 +1,10 @@
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { z } from 'zod';
+import { firstLine, refusalResult } from '../present/result.js';
+import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
+import type { StartRefusal } from '../run/refusal.js';
 import { runRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
@@ -16,7 +19,10 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * and the result is stored for the SDK to return.
  */
 export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
-  const { id, joined } = await context.service.start(runRequest(args.prompt, args, context.config), { fresh: args.fresh });
+  const { config } = context;
+  const started = await context.service.start(runRequest(args.prompt, args, config), { fresh: args.fresh, maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd) });
+  if ('refused' in started) return refusedTask(context, tasks, started.refused, extra);
+  const { id, joined } = started;
   const handle = new RunHandle(id, context.service);
   const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, context: { runId: id } });
   if (!tasks.isPlain(task.taskId)) {
@@ -34,4 +40,15 @@ export async function createProcessPromptTask(context: FaceContext, tasks: RunTa
     tasks.forget(task.taskId);
     throw error;
   }
+}
+
+/** A call refused before any run: its task fails at once, with the refusal as its error result. */
+async function refusedTask(context: FaceContext, tasks: RunTaskStore, refusal: StartRefusal, extra: CreateTaskExtra): Promise<CreateTaskResult> {
+  context.logger.info({ request: extra.requestId, refused: refusal.kind }, 'process_prompt refused before any request');
+  const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl });
+  const result = refusalResult(refusal);
+  await tasks.storeTaskResult(task.taskId, 'failed', result);
+  // A task's client reads why in tasks/get; its result (tasks/result) is the whole refusal.
+  await tasks.updateTaskStatus(task.taskId, 'failed', firstLine(result));
+  return { task: (await tasks.getTask(task.taskId))! };
 }

@@ -7,6 +7,7 @@ import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
+import { chatBody, type ChatRequest } from './chat-body.js';
 import { parseJson } from './chunk.js';
 import { completionFrom, MAX_ANSWER_CHARS, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
@@ -14,13 +15,7 @@ import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 
 export type { TokenUsage } from './usage.js';
-
-export interface ChatRequest {
-  model: string;
-  prompt: string;
-  temperature: number;
-  maxTokens: number;
-}
+export type { ChatMessage, ChatRequest, ReasoningEffort } from './chat-body.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -146,16 +141,7 @@ export class OpenRouterClient {
         dispatcher: agent,
         signal: abortSignal,
         headers: { ...this.headers(), 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({
-          model: chat.model,
-          messages: [{ role: 'user', content: chat.prompt }],
-          temperature: chat.temperature,
-          max_tokens: chat.maxTokens,
-          stream: true,
-          // OpenRouter's switch for usage and cost, and the OpenAI-compatible one for other servers.
-          usage: { include: true },
-          stream_options: { include_usage: true },
-        }),
+        body: JSON.stringify(chatBody(chat)),
       });
       heardFrom();
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.

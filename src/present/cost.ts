@@ -1,7 +1,8 @@
 import type { TokenUsage } from '../openrouter/client.js';
 import type { RunState } from '../run/record.js';
 import type { Joined } from '../run/service.js';
-import { sumUsage } from '../run/usage.js';
+import { stepUsages, sumUsage } from '../run/usage.js';
+import { worstCasePhrase } from './strategy.js';
 import { count, seconds } from './words.js';
 
 /**
@@ -11,7 +12,7 @@ import { count, seconds } from './words.js';
  */
 export function newCost(state: RunState, joined: Joined | undefined): number | undefined {
   if (joined === 'attached') return 0;
-  return sumUsage([...state.candidates.map((c) => (c.status === 'answered' && !c.reused ? c.usage : undefined)), ...state.synthesis.attempts.map((a) => (a.status === 'answered' ? a.usage : undefined))]).cost;
+  return sumUsage(stepUsages(state, { reused: false })).cost;
 }
 
 /** The cost line of a result: what the run cost, and whether this call paid it. */
@@ -19,10 +20,10 @@ export function costLine(state: RunState, joined: Joined | undefined): string {
   const spent = usageText(state.totals, state.elapsed_ms);
   if (joined === 'attached') return `Cost: no new cost: this call reused run ${state.run_id}, which cost ${spent} when it ran.`;
   const reused = state.candidates.filter((candidate) => candidate.status === 'answered' && candidate.reused);
-  if (reused.length === 0) return `Cost: ${spent}.`;
+  if (reused.length === 0) return `Cost: ${spent}${worstCasePhrase(state)}.`;
   const before = sumUsage(reused.map((candidate) => (candidate.status === 'answered' ? candidate.usage : undefined))).cost;
   const paid = before === undefined ? '' : ` ($${before.toFixed(4)} of it)`;
-  return `Cost: ${spent}; ${count(reused.length, 'answer')}${paid} reused from before the run was stopped, not paid again.`;
+  return `Cost: ${spent}${worstCasePhrase(state)}; ${count(reused.length, 'answer')}${paid} reused from before the run was stopped, not paid again.`;
 }
 
 /** "$0.0123, 12,345 tokens (…), 48.2 s"; cost and tokens only where the API reported them. */

@@ -1,21 +1,27 @@
 import type { CandidateRecord, RunState } from '../run/record.js';
-import { briefError, count } from './words.js';
+import { finalPhrase } from './strategy.js';
+import { briefError, capitalised, count } from './words.js';
 
 /**
  * The one plain line a result begins with: what the user got and what is missing, in words a
  * person (and the calling model) can act on.
  */
 export function headline(record: RunState, poll?: number): string {
-  const { candidates, synthesis } = record;
+  const line = situation(record, poll);
+  return record.status === 'running' || record.totals.cost === undefined ? line : `${line} Cost $${record.totals.cost.toFixed(4)}.`;
+}
+
+function situation(record: RunState, poll: number | undefined): string {
+  const { candidates } = record;
   const answered = candidates.filter((candidate) => candidate.status === 'answered');
   const waiting = candidates.filter((candidate) => candidate.status === 'waiting');
   const failures = describeFailures(candidates);
   const tally = `${answered.length} of ${count(candidates.length, 'model')} answered`;
   switch (record.status) {
     case 'complete':
-      return `${candidates.length === 1 ? 'The model' : `All ${candidates.length} models`} answered; synthesized by ${synthesis.model}.`;
+      return `${candidates.length === 1 ? 'The model' : `All ${candidates.length} models`} answered; ${finalPhrase(record)}.`;
     case 'partial':
-      return `${tally}${failures ? `; ${failures}` : ''}. Synthesized by ${synthesis.model}.`;
+      return `${tally}${failures ? `; ${failures}` : ''}. ${capitalised(finalPhrase(record))}.`;
     case 'running':
       return `Still running: ${progress(record, tally, waiting)}. ${getRunAdvice(record, poll)} to wait for the synthesis; the run goes on meanwhile, and nothing is lost or paid twice.`;
     case 'candidates_only':

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
 import { RUN_STATUSES } from '../run/record.js';
+import { STRATEGIES } from '../run/strategies/strategy.js';
 
 /**
  * What `process_prompt` and `get_run` return as structuredContent. Every field is always
@@ -46,6 +48,48 @@ const synthesisAttempt = z.object({
   error: modelError.nullable(),
 });
 
+const judge = z.object({
+  chosen_index: z.number().nullable().describe('The chosen candidate (1-based, as in models); null when the judge named none and its whole reply is the answer'),
+  chosen_model: z.string().nullable(),
+  reason: z.string().nullable().describe("The judge's reason for its choice, and what it fixed"),
+  warnings: z.array(z.string()).describe('What could not be read in its reply'),
+  reply_file: z.string().nullable().describe("The judge's whole reply"),
+});
+
+const ranking = z.object({
+  ranker_index: z.number().describe('The ranking candidate (1-based, as in models)'),
+  ranker_model: z.string(),
+  status: z.enum(['answered', 'failed']),
+  ranking: z.array(z.object({ index: z.number(), model: z.string() })).describe("The others' answers as it ranked them, best first (it saw them anonymised)"),
+  warnings: z.array(z.string()),
+  usage: usage.nullable(),
+  error: modelError.nullable(),
+  file: z.string().nullable().describe('Its whole reply'),
+});
+
+const combined = z.object({
+  index: z.number(),
+  model: z.string(),
+  score: z.number().describe('1: ranked first by every reviewer; 0: last by every one'),
+  rankers: z.number(),
+  firsts: z.number(),
+});
+
+const council = z.object({
+  rankings: z.array(ranking).describe("Each council member's ranking of the others' answers"),
+  combined: z.array(combined).describe('The combined ranking the synthesizer saw, best first'),
+  note: z.string().nullable().describe('Why the synthesizer merged without a ranking, when it did'),
+});
+
+const worstCase = z.object({
+  total_usd: z.number().describe('The most the run could cost: every model and step answering with all of max_tokens, at OpenRouter’s listed prices'),
+  per_model: z.array(z.object({ model: z.string(), usd: z.number(), steps: z.number() })),
+  unpriced: z.array(z.object({ model: z.string(), reason: z.string() })).describe('Models left out of the total for want of a price'),
+  prices_fetched_at: z.string(),
+  prices_age_ms: z.number(),
+  refresh_failed: z.string().nullable(),
+});
+
 export const outputShape = {
   run_id: z.string().describe('Pass it to get_run to wait for or re-read this run'),
   status: z.enum(RUN_STATUSES),
@@ -60,6 +104,13 @@ export const outputShape = {
   answer_cut: z.boolean().describe('The answer was longer than the result cap; the whole of it is in synthesizer.file'),
   answers_in: z.enum(['both', 'content', 'structured_content']).describe('Where this result carries the answers'),
   run_folder: z.string().nullable().describe('Where every answer and run.json are saved; null when saving is off or failed'),
+  strategy: z.enum(STRATEGIES).describe('How the answers became one: synthesize, judge or council'),
+  reasoning_effort: z.enum(REASONING_EFFORTS).nullable().describe('The reasoning effort every model and step was asked for; null: each model’s own'),
+  follow_up_of: z.string().nullable().describe('The run this one follows up'),
+  judge: judge.nullable().describe('Strategy judge: whose answer the judge chose, and why'),
+  council: council.nullable().describe('Strategy council: how the models ranked each other'),
+  cost_ceiling_usd: z.number().nullable().describe('The cost ceiling this run was admitted under'),
+  worst_case: worstCase.nullable().describe('The worst-case cost estimated before the run; null when no prices were at hand'),
   joined: z.enum(['new', 'attached', 'resumed']).nullable().describe('attached: the same request was already running or recently done, so nothing was paid twice; resumed: an interrupted run was taken over'),
   models: z.array(model),
   synthesizer: z.object({

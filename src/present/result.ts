@@ -3,6 +3,8 @@ import type { StructuredResult } from './output-schema.js';
 import { STATUS } from '../run/record.js';
 import type { Joined } from '../run/service.js';
 import type { RunView } from '../run/service.js';
+import type { StartRefusal } from '../run/refusal.js';
+import { refusalText } from './refusal.js';
 import { shownTexts } from './shown.js';
 import { structuredResult } from './structured.js';
 import { resultText } from './text.js';
@@ -34,3 +36,14 @@ export function toolResult(view: RunView, options: ResultOptions): CallToolResul
   const structuredContent = structuredResult(view, shown, { ...said, withAnswers: options.layout !== 'content', answersIn: options.layout, budgetMs: options.budgetMs });
   return { content: [{ type: 'text', text }], structuredContent, isError: STATUS[view.state.status].isError };
 }
+
+/** A call that started no run: an error result in words alone (no run, so none of the output schema's fields apply). */
+export function refusalResult(refusal: StartRefusal): CallToolResult {
+  return { content: [{ type: 'text', text: refusalText(refusal) }], isError: true };
+}
+
+/** A result's first line: what it holds, or why it is an error. */
+export const firstLine = (result: CallToolResult): string => {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text.split('\n', 1)[0]! : '';
+};

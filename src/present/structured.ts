@@ -1,6 +1,6 @@
 import type { StructuredResult } from './output-schema.js';
 import type { TokenUsage } from '../openrouter/client.js';
-import type { CandidateRecord, ModelError, RunState, SynthesisAttempt } from '../run/record.js';
+import type { CandidateRecord, ModelError, RankerRecord, RunState, SynthesisAttempt, WorstCaseRecord } from '../run/record.js';
 import type { Joined } from '../run/service.js';
 import type { RunView } from '../run/service.js';
 import { newCost } from './cost.js';
@@ -33,6 +33,13 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
     answer_cut: shown.answer?.cut ?? false,
     answers_in: options.answersIn,
     run_folder: dir ?? null,
+    strategy: record.settings.strategy ?? 'synthesize',
+    reasoning_effort: record.settings.reasoning_effort ?? null,
+    follow_up_of: record.follow_up_of ?? null,
+    judge: judgeFields(record, dir),
+    council: councilFields(record, dir),
+    cost_ceiling_usd: record.cost?.ceiling_usd ?? null,
+    worst_case: record.cost?.worst_case ? worstCaseFields(record.cost.worst_case) : null,
     joined: options.joined ?? null,
     models: record.candidates.map((candidate, i) => modelFields(candidate, running, dir, options.withAnswers ? shown.candidates.get(i)?.text : undefined)),
     synthesizer: {
@@ -87,6 +94,49 @@ function attemptFields(attempt: SynthesisAttempt): StructuredResult['synthesizer
     usage: attempt.status === 'answered' && attempt.usage ? usageFields(attempt.usage) : null,
     error: attempt.status === 'failed' ? errorFields(attempt.error) : null,
   };
+}
+
+function judgeFields(record: RunState, dir: string | undefined): StructuredResult['judge'] {
+  const verdict = record.synthesis.verdict;
+  if (!verdict) return null;
+  return {
+    chosen_index: verdict.choice_index ?? null,
+    chosen_model: verdict.choice_model ?? null,
+    reason: verdict.reason ?? null,
+    warnings: verdict.warnings,
+    reply_file: inFolder(dir, verdict.reply_file),
+  };
+}
+
+function councilFields(record: RunState, dir: string | undefined): StructuredResult['council'] {
+  const council = record.council;
+  if (!council) return null;
+  const modelOf = (index: number) => ({ index, model: record.candidates[index - 1]?.model ?? '?' });
+  return {
+    rankings: council.rankings.map((ranker) => rankerFields(ranker, modelOf, dir)),
+    combined: council.aggregate ?? [],
+    note: council.note ?? null,
+  };
+}
+
+type RankerFields = NonNullable<StructuredResult['council']>['rankings'][number];
+
+function rankerFields(ranker: RankerRecord, modelOf: (index: number) => RankerFields['ranking'][number], dir: string | undefined): RankerFields {
+  const answered = ranker.status === 'answered' ? ranker : undefined;
+  return {
+    ranker_index: ranker.index,
+    ranker_model: ranker.model,
+    status: ranker.status,
+    ranking: answered?.order.map(modelOf) ?? [],
+    warnings: answered?.warnings ?? [],
+    usage: answered?.usage ? usageFields(answered.usage) : null,
+    error: ranker.status === 'failed' ? errorFields(ranker.error) : null,
+    file: inFolder(dir, answered?.file),
+  };
+}
+
+function worstCaseFields(worst: WorstCaseRecord): NonNullable<StructuredResult['worst_case']> {
+  return { ...worst, refresh_failed: worst.refresh_failed ?? null };
 }
 
 function usageFields(usage: TokenUsage): StructuredResult['totals'] {

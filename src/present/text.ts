@@ -5,6 +5,7 @@ import { headline } from './headline.js';
 import type { Shown } from './shown.js';
 import type { Joined } from '../run/service.js';
 import { costLine } from './cost.js';
+import { reasoningLine, settingsLine, strategyLines } from './strategy.js';
 import { count, describeError, seconds } from './words.js';
 
 /**
@@ -53,8 +54,10 @@ export function footer(view: RunView, { joined, notice }: Pick<TextOptions, 'joi
     }
   }
   if (waiting.length > 0) lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
+  lines.push(...strategyLines(record));
   const synthesis = synthesisLine(record);
   if (synthesis) lines.push(synthesis);
+  for (const line of [reasoningLine(record), settingsLine(record)]) if (line) lines.push(line);
   lines.push(costLine(record, joined));
   lines.push(view.dir ? `Run ${record.run_id}, saved in ${view.dir}` : `Run ${record.run_id} (not saved to disk)`);
   for (const warning of [...record.warnings, ...(notice ? [notice] : [])]) lines.push(`Warning: ${warning}`);
@@ -76,7 +79,7 @@ function synthesisLine(record: RunState): string | undefined {
   const before = failed.length > 0 ? ` Before it, ${failed.join(' ')}` : '';
   if (answered) {
     const trimmed = synthesis.trimmed?.length ? `, with ${count(synthesis.trimmed.length, 'long answer')} trimmed to fit` : '';
-    return `Synthesized by ${answered.model} in ${seconds(answered.ms)}${trimmed}.${before}`;
+    return `${synthesis.verdict ? 'Judged' : 'Synthesized'} by ${answered.model} in ${seconds(answered.ms)}${trimmed}.${before}`;
   }
   if (synthesis.status === 'running') return `Synthesizing with ${synthesis.model}.${before}`;
   return failed.length > 0 ? `Synthesis failed: ${failed.join(' ')}` : undefined;

@@ -2,6 +2,9 @@ import type { ModelError } from '../run/record.js';
 
 export const seconds = (ms: number | undefined) => (ms === undefined ? '?' : `${(ms / 1000).toFixed(1)} s`);
 
+/** The text with its first letter in upper case, to begin a sentence. */
+export const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 /** "1 model", "2 models": never "1 models". */
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -34,7 +37,8 @@ export function briefError(error: ModelError): string {
   }
 }
 
-const clip = (text: string, max = 80) => {
+/** A text on one line, at most `max` characters, without its closing punctuation. */
+export const clip = (text: string, max = 80) => {
   const plain = text.replace(/\s+/g, ' ').replace(/[.!?]+$/, '');
   return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 };

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
+import type { Result } from '../result.js';
 import type { Claim } from '../store/claims.js';
 import { newRunId, type RunStore } from '../store/run-store.js';
 import { processAlive, type OwnerIdentity } from './liveness.js';
@@ -18,8 +19,19 @@ const MAX_ROUNDS = 3;
 /** A run by id: this process's (live), or one known from its folder. */
 export type Found = { live: Run } | { stored: StoredRun };
 
-/** What claiming a request led to: a new run to start (under this id), a stopped run to take over, or another's run to follow. */
-export type Claimed = { start: string } | { resume: StoredRun } | { follow: Found };
+/**
+ * What claiming a request led to: a new run to start (under this id), a stopped run to take
+ * over (each admitted as `admit` said), another's run to follow, or `admit`'s refusal.
+ */
+export type Claimed<A, R> = { start: string; admitted: A } | { resume: StoredRun; admitted: A } | { follow: Found } | { refused: R };
+
+/** Whether this process may start the request's run (a stopped one when `resume` is given), and what with. */
+export type Admit<A, R> = (resume: StoredRun | undefined) => Promise<Result<A, R>>;
+
+/** Leaves a claim's judgement untaken: the run may not start, and nobody is to follow it. */
+class NotAdmitted<R> {
+  constructor(readonly refusal: R) {}
+}
 
 export interface ClaimContext {
   store: RunStore;
@@ -32,25 +44,36 @@ export interface ClaimContext {
 /**
  * Claims a request in the store, so that of any processes asking at the same moment one pays:
  * the claim's winner starts a new run (or, `fresh` not asked for, takes over the request's
- * stopped run), and the others follow the winner's run. A claimant that dies before its journal
+ * stopped run), and the others follow the winner's run. A run is claimed only once `admit`
+ * lets it start; a refused one leaves no claim behind. A claimant that dies before its journal
  * says anything is claimed over; after a few such rounds the run is simply started.
  */
-export async function claimRequest(key: string, context: ClaimContext, fresh: boolean): Promise<Claimed> {
+export async function claimRequest<A, R>(key: string, context: ClaimContext, fresh: boolean, admit: Admit<A, R>): Promise<Claimed<A, R>> {
   const { store, stored, owner } = context;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
-    // The verdict on the claim that was taken (a lost race judges again).
-    const judged: { verdict: Verdict } = { verdict: { fresh: true } };
-    const taken = await store.claims.take(key, async (latest) => {
-      const verdict = (judged.verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version));
-      if ('follow' in verdict) return undefined;
-      return { run_id: 'resume' in verdict ? verdict.resume.id : id, owner, at: new Date().toISOString() };
-    });
-    if (taken.taken) return 'resume' in judged.verdict ? { resume: judged.verdict.resume } : { start: id };
+    // The verdict on the claim that was taken (a lost race judges again), and what its run was admitted with.
+    const judged: { verdict: Verdict; admitted?: A } = { verdict: { fresh: true } };
+    const taken = await store.claims
+      .take(key, async (latest) => {
+        const verdict = (judged.verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version));
+        if ('follow' in verdict) return undefined;
+        const admitted = await admit('resume' in verdict ? verdict.resume : undefined);
+        if (!admitted.ok) throw new NotAdmitted(admitted.error);
+        judged.admitted = admitted.value;
+        return { run_id: 'resume' in verdict ? verdict.resume.id : id, owner, at: new Date().toISOString() };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NotAdmitted) return { refused: error.refusal as R };
+        throw error;
+      });
+    if ('refused' in taken) return taken;
+    if (taken.taken) return 'resume' in judged.verdict ? { resume: judged.verdict.resume, admitted: judged.admitted! } : { start: id, admitted: judged.admitted! };
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
-  return { start: newRunId() };
+  const admitted = await admit(undefined);
+  return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
 }
 
 /**

@@ -14,6 +14,8 @@ export interface Settled<T> {
 export interface FanOutOptions<T> {
   limiter: Limiter;
   signal?: AbortSignal;
+  /** To the front of the limiter's queue: the steps of a run near its end. */
+  urgent?: boolean;
   onSettled?: (settled: Settled<T>) => void;
 }
 
@@ -27,7 +29,7 @@ export function fanOut<T>(
   call: (model: string, signal: AbortSignal | undefined, index: number) => Promise<T>,
   options: FanOutOptions<T>,
 ): Array<Promise<Settled<T>>> {
-  const { limiter, signal, onSettled } = options;
+  const { limiter, signal, urgent, onSettled } = options;
   return models.map(async (model, index) => {
     let started = monotonicNow();
     const result = await limiter
@@ -36,7 +38,7 @@ export function fanOut<T>(
           started = monotonicNow();
           return call(model, signal, index);
         },
-        { signal },
+        { signal, urgent },
       )
       .then((value) => ok(value), (caught: unknown) => err(asUpstreamError(caught, signal)));
     const settled = { index, model, result, ms: Math.round(monotonicNow() - started) };

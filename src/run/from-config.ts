@@ -1,21 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { OpenRouterClient } from '../openrouter/client.js';
+import { priceCatalogFor } from '../openrouter/price-catalog.js';
 import { Redactor } from '../openrouter/redact.js';
 import { RunStore } from '../store/run-store.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { LocalRunService } from './local.js';
-import type { ChatCompleter } from './orchestrate.js';
 import { Runs } from './runs.js';
 
 /**
  * The runs as the configuration sets them up, executed in this process (the run host, or a
- * server where no host can start): one limiter, one store, one client. `notice` is said once
+ * server where no host can start): one limiter, one store, one client, one price catalog. `notice` is said once
  * to the user when runs execute here for want of a host.
  */
 export function localRuns(
   config: Config,
-  client: ChatCompleter,
+  client: OpenRouterClient,
   logger: Logger,
   options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
 ): { runs: Runs; service: LocalRunService } {
@@ -32,6 +33,7 @@ export function localRuns(
     },
     store,
     upstream: upstreamIdentity(config),
+    admission: { prices: priceCatalogFor(client), maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
     logger,
     redact: (text) => redactor.secretIn(text),
   });

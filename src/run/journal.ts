@@ -63,6 +63,11 @@ export class RunJournal {
     return file;
   }
 
+  /** A judge's or a council member's whole reply, beside the answer it is about. */
+  async saveReply(name: string, reply: string): Promise<string | undefined> {
+    return this.files?.save(name, reply);
+  }
+
   /** Rewrites run.json: true once this entry (or a later one) is on disk. */
   save(): Promise<boolean> {
     this.record.updated_at = new Date().toISOString();

@@ -4,7 +4,7 @@ import { changeWithin } from './change-signal.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
 import type { Runs } from './runs.js';
-import type { CancelOutcome, Joined, Listing, LookupError, RunService, RunView, Watched } from './service.js';
+import type { CancelOutcome, Listing, LookupError, RunService, RunView, StartOptions, StartOutcome, Watched } from './service.js';
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
 
@@ -25,8 +25,10 @@ export class LocalRunService implements RunService {
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
 
-  async start(request: RunRequest, options: { fresh?: boolean } = {}): Promise<{ id: string; joined: Joined; state: Watched['state'] }> {
-    const { run, joined } = await this.runs.start(request, options);
+  async start(request: RunRequest, options: StartOptions = {}): Promise<StartOutcome> {
+    const started = await this.runs.start(request, options);
+    if ('refused' in started) return started;
+    const { run, joined } = started;
     if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }

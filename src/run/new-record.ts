@@ -1,5 +1,6 @@
 import type { Completion } from '../openrouter/client.js';
-import type { CandidateRecord, ModelError, Owner, RunRecord } from './record.js';
+import type { EarlierRun } from './follow-up.js';
+import type { CandidateRecord, CostRecord, ModelError, Owner, RunRecord } from './record.js';
 import type { RunFiles } from './files.js';
 import type { RunRequest } from './request.js';
 
@@ -13,6 +14,10 @@ export interface NewRun {
   redact: (text: string) => string;
   /** A run taken over after an interruption: its record and the answers saved on disk. */
   resumed?: { record: RunRecord; answers: Map<number, string> };
+  /** Its cost ceiling and worst case, as admitted (see admission.ts). */
+  cost: CostRecord;
+  /** The run a follow-up continues, as its models will read it. */
+  earlier?: EarlierRun;
 }
 
 /** The record of a run that starts now: every candidate waiting. */
@@ -28,7 +33,16 @@ export function freshRecord(init: NewRun): RunRecord {
     started_at: now,
     updated_at: now,
     resumes: 0,
-    settings: { models: request.models, synthesizer_models: request.synthesizers, temperature: request.temperature, max_tokens: request.maxTokens },
+    settings: {
+      models: request.models,
+      synthesizer_models: request.synthesizers,
+      temperature: request.temperature,
+      max_tokens: request.maxTokens,
+      strategy: request.strategy,
+      ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+    },
+    ...(request.followUpOf === undefined ? {} : { follow_up_of: request.followUpOf }),
+    cost: init.cost,
     prompt: init.redact(request.prompt),
     candidates: request.models.map((model, i): CandidateRecord => ({ index: i + 1, model, status: 'waiting' })),
     synthesis: { status: 'waiting', attempts: [] },
@@ -37,16 +51,22 @@ export function freshRecord(init: NewRun): RunRecord {
   };
 }
 
-/** A record taken over after its run was interrupted or stopped: answered candidates stay, the rest wait again. */
-export function resumedRecord(previous: RunRecord, owner: Owner): RunRecord {
+/**
+ * A record taken over after its run was interrupted or stopped: answered candidates and
+ * council rankings stay (paid once), the rest wait again; the cost is the resumption's own.
+ */
+export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecord): RunRecord {
+  const rankings = previous.council?.rankings.flatMap((ranker) => (ranker.status === 'answered' ? [{ ...ranker, reused: true as const }] : []));
   return {
     ...previous,
     status: 'running',
     owner,
     resumes: previous.resumes + 1,
+    cost,
     candidates: previous.candidates.map((candidate) =>
       candidate.status === 'answered' ? { ...candidate, reused: true } : { index: candidate.index, model: candidate.model, status: 'waiting' },
     ),
+    council: rankings && { rankings },
     synthesis: { status: 'waiting', attempts: [] },
     finished_at: undefined,
     elapsed_ms: undefined,

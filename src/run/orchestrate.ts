@@ -1,38 +1,24 @@
 import type { Logger } from 'pino';
-import { monotonicNow } from '../clock.js';
-import { UpstreamError, adviceFor } from '../errors.js';
-import { asUpstreamError, fanOut, type Settled } from './fanout.js';
-import type { Limiter } from './limiter.js';
-import type { CallOptions, ChatRequest, Completion } from '../openrouter/client.js';
-import { buildSynthesisPrompt } from './synthesis.js';
-import type { ModelError, RunStatus } from './record.js';
-import type { RunRequest } from './request.js';
+import { fanOut, type Settled } from './fanout.js';
+import type { ChatRequest, Completion } from '../openrouter/client.js';
+import { followUpMessages, followUpProblem, ownEarlierAnswers } from './follow-up.js';
+import type { RunStatus } from './record.js';
 import type { Run } from './run.js';
-
-/** What a run needs from the OpenRouter client. */
-export interface ChatCompleter {
-  complete(chat: ChatRequest, options?: CallOptions): Promise<Completion>;
-}
-
-export interface RunDeps {
-  client: ChatCompleter;
-  /** Process-wide: every run's upstream requests share it. */
-  limiter: Limiter;
-  logger: Logger;
-  synthesisMaxChars: number;
-  /** How much of all the answers of a run is held in memory, shared among them; the rest is only in their files. */
-  keepChars: number;
-}
+import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './steps/context.js';
+import { councilStep } from './steps/council.js';
+import { synthesizeStep } from './steps/final.js';
+import { judgeStep } from './steps/judge.js';
 
 /**
- * Drives a run to its end: every waiting candidate in parallel under the limiter, then one
- * synthesis of every answer, falling over to the next synthesizer when one fails.
+ * Drives a run to its end: every waiting candidate in parallel under the limiter, then the
+ * strategy's last steps (steps/): one synthesis of every answer, a judge's pick, or a council's
+ * rankings then a synthesis, each falling over to the next synthesizer when one fails.
  */
 export async function execute(run: Run, deps: RunDeps): Promise<void> {
   const log = deps.logger.child({ run: run.id });
-  log.info({ phase: 'fan-out', models: run.request.models, waiting: run.waitingCandidates().length }, 'asking candidates');
+  log.info({ phase: 'fan-out', models: run.request.models, strategy: run.request.strategy, waiting: run.waitingCandidates().length }, 'asking candidates');
   await askCandidates(run, deps, log);
-  const status = await synthesize(run, deps, log);
+  const status = await lastSteps(run, deps, log);
   await run.finish(status);
   const { elapsed_ms, totals } = run.state();
   log.info({ phase: 'done', status, ms: elapsed_ms, cost: totals.cost, tokens: totals.total_tokens }, 'run finished');
@@ -55,9 +41,10 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
     const { error } = settled.result;
     return run.failed(index, modelError(error), error.kind === 'cancelled' ? undefined : settled.ms, error.reasoning);
   };
+  const chats = candidateChats(run);
   const keepChars = keptOfEach(deps.keepChars, run.request.models.length);
-  const ask = (model: string, signal: AbortSignal | undefined, i: number) =>
-    deps.client.complete(chatFor(run.request, model), { signal, sink: run.answerSink(waiting[i]!, keepChars) });
+  const ask = (_model: string, signal: AbortSignal | undefined, i: number) =>
+    deps.client.complete(chats[waiting[i]!]!, { signal, sink: run.answerSink(waiting[i]!, keepChars) });
   const calls = fanOut(models, ask, {
     limiter: deps.limiter,
     signal: run.signal,
@@ -79,59 +66,35 @@ function keptOfEach(keepChars: number, models: number): number {
   return Math.max(MIN_KEPT_CHARS, Math.ceil(keepChars / models));
 }
 
-async function synthesize(run: Run, deps: RunDeps, log: Logger): Promise<RunStatus> {
-  const stopped = run.stopped();
-  if (stopped) {
-    run.synthesisSkipped(`the run was stopped: ${stopped.message}`);
-    return stopped.status;
-  }
-  const { answered, inputs } = run.synthesisInputs();
-  if (answered === 0) {
+/** The strategy's steps once every candidate has answered or failed. */
+async function lastSteps(run: Run, deps: RunDeps, log: Logger): Promise<RunStatus> {
+  const stopped = stoppedStatus(run);
+  if (stopped) return stopped;
+  const { answers, reasonings } = run.synthesisInputs();
+  if (answers.length === 0) {
     run.synthesisSkipped('no candidate answered, so there was nothing to synthesize');
     return 'failed';
   }
-  const prompt = buildSynthesisPrompt(run.request.prompt, inputs, deps.synthesisMaxChars);
-  const trimmed = prompt.trims.map((trim) => ({ model: trim.model, kept_chars: trim.keptChars, original_chars: trim.originalChars }));
-  const allAnswered = answered === run.request.models.length;
-  for (const model of run.request.synthesizers) {
-    run.synthesizing(model, prompt.text.length, trimmed);
-    log.info({ phase: 'synthesis', model, candidates: inputs.length, promptChars: prompt.text.length }, 'synthesizing');
-    let started = monotonicNow();
-    try {
-      const completion = await deps.limiter.run(
-        () => {
-          started = monotonicNow();
-          return deps.client.complete({ ...chatFor(run.request, model), prompt: prompt.text }, { signal: run.signal });
-        },
-        // Synthesis goes to the front of the queue: a run near its end must not wait behind new ones.
-        { signal: run.signal, urgent: true },
-      );
-      const ms = Math.round(monotonicNow() - started);
-      log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
-      await run.synthesisAttempt({ model, status: 'answered', ms, chars: completion.content.length, ...(completion.usage ? { usage: completion.usage } : {}) }, completion);
-      return allAnswered ? 'complete' : 'partial';
-    } catch (caught) {
-      const stoppedNow = run.stopped();
-      if (stoppedNow) {
-        run.synthesisSkipped(`the run was stopped: ${stoppedNow.message}`);
-        return stoppedNow.status;
-      }
-      const error = modelError(asUpstreamError(caught, run.signal));
-      log.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
-      await run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
-    }
+  const { prompt } = run.request;
+  const context: StepContext = { run, deps, log, answers, reasonings, problem: run.earlier ? followUpProblem(run.earlier, prompt) : prompt };
+  switch (run.request.strategy) {
+    case 'judge':
+      return judgeStep(context);
+    case 'council':
+      return councilStep(context);
+    case 'synthesize':
+      return synthesizeStep(context);
   }
-  return 'candidates_only';
 }
 
-function chatFor(request: RunRequest, model: string): ChatRequest {
-  return { model, prompt: request.prompt, temperature: request.temperature, maxTokens: request.maxTokens };
-}
-
-export function modelError(error: UpstreamError): ModelError {
-  const data = error.toJSON();
-  const advice = adviceFor(data);
-  return advice ? { ...data, advice } : data;
+/** What each candidate is sent: the prompt, or for a follow-up its conversation so far and then the prompt. */
+function candidateChats(run: Run): ChatRequest[] {
+  const { request, earlier } = run;
+  const own = earlier && ownEarlierAnswers(earlier, request.models);
+  return request.models.map((model, i) => ({
+    ...stepChat(run, model, request.prompt),
+    ...(earlier && own ? { messages: followUpMessages(earlier, own[i], request.prompt) } : {}),
+  }));
 }
 
 function logOutcome(log: Logger, settled: Settled<Completion>): void {

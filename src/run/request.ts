@@ -1,25 +1,49 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../openrouter/chat-body.js';
+import { STRATEGIES, type Strategy } from './strategies/strategy.js';
 
 /** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */
 export const requestSchema = z.object({
   prompt: z.string(),
   models: z.array(z.string()).min(1),
-  /** Tried in order until one synthesizes. */
+  /** Tried in order until one synthesizes (or judges). */
   synthesizers: z.array(z.string()).min(1),
   temperature: z.number(),
   maxTokens: z.number().int().positive(),
+  /** How the answers become one (SPEC §10). */
+  strategy: z.enum(STRATEGIES),
+  /** Sent as OpenRouter's `reasoning.effort` to every candidate and step; absent, not sent. */
+  reasoningEffort: z.enum(REASONING_EFFORTS).optional(),
+  /** The run this one follows up: each model continues its conversation from it. */
+  followUpOf: z.string().optional(),
 });
 export type RunRequest = z.infer<typeof requestSchema>;
 
 /**
  * A fingerprint of everything that shapes the answers, and of who is asked and who pays (the
  * upstream's URL and a hash of the API key): two requests with the same key are one run, paid once,
- * and a request paid by another key never attaches to it.
+ * and a request paid by another key never attaches to it. The strategy, reasoning effort and
+ * follow-up count only when set apart from the defaults, so that a run saved before they
+ * existed is still found by the same request.
  */
 export function requestKey(request: RunRequest, upstream: string): string {
-  const canonical = JSON.stringify([upstream, request.prompt, request.models, request.synthesizers, request.temperature, request.maxTokens]);
+  const { strategy, reasoningEffort, followUpOf } = request;
+  const beyondDefaults = {
+    ...(strategy === 'synthesize' ? {} : { strategy }),
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(followUpOf === undefined ? {} : { followUpOf }),
+  };
+  const canonical = JSON.stringify([
+    upstream,
+    request.prompt,
+    request.models,
+    request.synthesizers,
+    request.temperature,
+    request.maxTokens,
+    ...(Object.keys(beyondDefaults).length === 0 ? [] : [beyondDefaults]),
+  ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
 }
 
@@ -30,15 +54,25 @@ export interface CallSettings {
   synthesizer_model?: string | string[] | undefined;
   temperature?: number | undefined;
   max_tokens?: number | undefined;
+  strategy?: Strategy | undefined;
+  reasoning_effort?: ReasoningEffort | undefined;
+  /** The run_id of the run this one follows up. */
+  follow_up_of?: string | undefined;
+  /** Not part of the request: the cost ceiling it may start under (see admission.ts). */
+  max_cost_usd?: number | undefined;
 }
 
 /** The run a call asks for: its prompt, with its own settings over the configuration's. */
 export function runRequest(prompt: string, settings: CallSettings, config: Config): RunRequest {
+  const reasoningEffort = settings.reasoning_effort ?? config.reasoningEffort;
   return {
     prompt,
     models: settings.models ?? config.models,
     synthesizers: settings.synthesizer_model === undefined ? config.synthesizerModels : [settings.synthesizer_model].flat(),
     temperature: settings.temperature ?? config.temperature,
     maxTokens: settings.max_tokens ?? config.maxTokens,
+    strategy: settings.strategy ?? config.strategy,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
   };
 }

@@ -4,10 +4,13 @@ import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
 import { ChangeSignal } from './change-signal.js';
 import { RunJournal } from './journal.js';
+import { candidateFile } from './files.js';
+import type { EarlierRun } from './follow-up.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
 import { stateOf, type ModelError, type RunRecord, type RunState, type RunStatus, type SynthesisAttempt } from './record.js';
+import type { AnsweredRanker, CouncilRecord, RankerRecord, VerdictRecord } from './record.js';
 import type { RunRequest } from './request.js';
-import type { CandidateAnswer } from './synthesis.js';
+import type { IndexedAnswer } from './strategies/anonymise.js';
 import { runTotals } from './usage.js';
 
 /** The texts a run holds in memory: the synthesized answer, and the candidates' answers (or their starts). */
@@ -29,6 +32,8 @@ export class Run {
   readonly id: string;
   readonly key: string;
   readonly request: RunRequest;
+  /** The run a follow-up continues. */
+  readonly earlier: EarlierRun | undefined;
   private readonly record: RunRecord;
   private readonly answers: Map<number, string>;
   /** Reasoning of candidates that answered nothing else, by 0-based index. */
@@ -49,8 +54,9 @@ export class Run {
     this.id = init.id;
     this.key = init.key;
     this.request = init.request;
+    this.earlier = init.earlier;
     this.answers = init.resumed?.answers ?? new Map();
-    this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner) : freshRecord(init);
+    this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner, init.cost) : freshRecord(init);
     this.journal = new RunJournal(this.record, init.files);
     // Every upstream request of the run listens to this signal: no listener cap.
     setMaxListeners(0, this.stopper.signal);
@@ -120,19 +126,41 @@ export class Run {
   }
 
   /**
-   * What the synthesizer is given: every answer, and the reasoning of a model that gave
-   * reasoning but no answer (labelled so), since that is all it said.
+   * What the last step reads: every answer (by the candidate's 0-based index), and the
+   * reasoning of a model that gave reasoning but no answer (labelled so), since that is all it said.
    */
-  synthesisInputs(): { answered: number; inputs: CandidateAnswer[] } {
-    const inputs = this.record.candidates.flatMap((candidate) => {
+  synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
+    const answers: IndexedAnswer[] = [];
+    const reasonings: IndexedAnswer[] = [];
+    for (const candidate of this.record.candidates) {
       const index = candidate.index - 1;
       const answer = this.answers.get(index);
-      if (candidate.status === 'answered' && answer !== undefined) return [{ model: candidate.model, content: answer, chars: candidate.chars, file: this.journal.path(candidate.file) }];
       const reasoning = this.reasonings.get(index);
-      if (candidate.status !== 'failed' || reasoning === undefined) return [];
-      return [{ model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: this.journal.path(candidate.reasoning_file) }];
-    });
-    return { answered: this.answers.size, inputs };
+      if (candidate.status === 'answered' && answer !== undefined) {
+        answers.push({ index, model: candidate.model, content: answer, chars: candidate.chars, file: this.journal.path(candidate.file) });
+      } else if (candidate.status === 'failed' && reasoning !== undefined) {
+        const model = `${candidate.model} (no answer: its reasoning only)`;
+        reasonings.push({ index, model, content: reasoning, file: this.journal.path(candidate.reasoning_file) });
+      }
+    }
+    return { answers, reasonings };
+  }
+
+  /** The council's rankings saved so far: a resumed run asks none of these again. */
+  savedRankings(): AnsweredRanker[] {
+    return this.record.council?.rankings.flatMap((ranker) => (ranker.status === 'answered' ? [ranker] : [])) ?? [];
+  }
+
+  /** A council member ranked the others (its whole reply saved first) or failed to. */
+  async ranked(ranker: RankerRecord, reply?: string): Promise<void> {
+    const file = reply === undefined ? undefined : await this.journal.saveReply(candidateFile(ranker, '.ranking.md'), reply);
+    (this.record.council ??= { rankings: [] }).rankings.push(file && ranker.status === 'answered' ? { ...ranker, file } : ranker);
+    this.step();
+  }
+
+  /** The council's combined ranking, or why the synthesizer merges without one. */
+  councilDone(outcome: Pick<CouncilRecord, 'aggregate' | 'note'>): void {
+    Object.assign((this.record.council ??= { rankings: [] }), outcome);
   }
 
   /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */
@@ -176,13 +204,20 @@ export class Run {
     this.step();
   }
 
-  /** A synthesizer answered (its answer is saved before the record names final.md) or failed. */
-  async synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion): Promise<void> {
+  /**
+   * A synthesizer answered (its answer is saved before the record names final.md) or failed.
+   * A judge's final answer is the chosen one with its fixes, its whole reply saved beside it.
+   */
+  async synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion, judged?: { answer: string; verdict: VerdictRecord }): Promise<void> {
     const synthesis = this.record.synthesis;
     if (attempt.status === 'answered' && completion) {
-      this.answer = completion.content;
-      const file = await this.journal.saveSynthesis(completion.content, completion.reasoning);
+      this.answer = judged?.answer ?? completion.content;
+      const [file, replyFile] = await Promise.all([
+        this.journal.saveSynthesis(this.answer, completion.reasoning),
+        judged ? this.journal.saveReply('judge.reply.md', completion.content) : undefined,
+      ]);
       if (file) synthesis.file = file;
+      if (judged) synthesis.verdict = { ...judged.verdict, ...(replyFile ? { reply_file: replyFile } : {}) };
       synthesis.status = 'answered';
     }
     synthesis.attempts.push(attempt);

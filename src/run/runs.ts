@@ -2,17 +2,21 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { API_KEY_SHAPE } from '../api-key.js';
+import { ok } from '../result.js';
 import { LeaseKeeper } from '../store/leases.js';
 import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
-import { RunFiles } from './files.js';
-import { execute, type RunDeps } from './orchestrate.js';
+import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
+import { RunFiles } from './files.js';
 import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
+import { execute } from './orchestrate.js';
 import { STATUS, type RunRecord } from './record.js';
+import type { StartRefusal } from './refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
-import type { Joined } from './service.js';
+import type { Joined, StartOptions } from './service.js';
+import type { RunDeps } from './steps/context.js';
 import { StoredRuns } from './stored-watch.js';
 import type { StoredRun } from './stored.js';
 
@@ -28,8 +32,12 @@ export interface RunsOptions {
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
+  /** What decides whether a run may start: prices and limits (see admission.ts). */
+  admission: Omit<AdmissionDeps, 'earlierRun'>;
 }
 
+/** A request's run, or why none was started. */
+export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
 
 /**
  * Every run this process executes: it starts runs, returns the same run for the same request
@@ -48,16 +56,18 @@ export class Runs {
   /** This process's latest run of each request, for as long as a finished run may be reused. */
   private readonly latestByKey = new Map<string, string>();
   /** Requests being looked up or started right now, by key. */
-  private readonly starting = new Map<string, Promise<{ run: Found; joined: Joined }>>();
+  private readonly starting = new Map<string, Promise<Start>>();
   private readonly startListeners = new Set<() => void>();
 
   /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
   private readonly lease: LeaseKeeper | undefined;
+  private readonly admit: ReturnType<typeof admitter>;
 
   constructor(private readonly options: RunsOptions) {
     this.owner = currentOwner();
     this.stored = options.store && new StoredRuns(options.store);
     this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
+    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.live.get(id) });
   }
 
   /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
@@ -65,8 +75,12 @@ export class Runs {
     return this.unsettled.size + this.catchingUp.size;
   }
 
-  /** The run of this request: a new one, its running or recent run, or its stopped run taken over. */
-  async start(request: RunRequest, { fresh = false } = {}): Promise<{ run: Found; joined: Joined }> {
+  /**
+   * The run of this request: a new one, its running or recent run, or its stopped run taken
+   * over; or, before any upstream request, a refusal (see admission.ts). Joining costs nothing
+   * and is never refused.
+   */
+  async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     // A key pasted where a model id belongs would be written to the journal, file names and logs.
     if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
       throw new TypeError('a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model');
@@ -74,8 +88,11 @@ export class Runs {
     const key = requestKey(request, this.options.upstream);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = fresh ? undefined : this.starting.get(key);
-    if (starting) return { run: (await starting).run, joined: 'attached' };
-    const started = this.findOrStart(key, request, fresh);
+    if (starting) {
+      const first = await starting;
+      return 'refused' in first ? first : { run: first.run, joined: 'attached' };
+    }
+    const started = this.findOrStart(key, request, fresh, maxCostUsd);
     this.starting.set(key, started);
     try {
       return await started;
@@ -112,23 +129,29 @@ export class Runs {
   /**
    * The run this request already has, or a new one: this process's own latest run of it is
    * joined (or, stopped, waited for and taken over); otherwise the request is claimed in the
-   * store, and the claim says what to do. Where the store cannot be used for claims, the run
-   * goes on here all the same (and says why it is not saved).
+   * store, and the claim says what to do. A new or resumed run is admitted first (see
+   * admission.ts), a joined one never needs to be. Where the store cannot be used for claims,
+   * the run goes on here all the same (and says why it is not saved).
    */
-  private async findOrStart(key: string, request: RunRequest, fresh: boolean): Promise<{ run: Found; joined: Joined }> {
+  private async findOrStart(key: string, request: RunRequest, fresh: boolean, ceilingUsd: number | undefined): Promise<Start> {
     const mine = fresh ? undefined : await this.mine(key);
     if (mine) return { run: mine, joined: 'attached' };
     const { store, logger } = this.options;
     const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
+    const admitting = (resume: StoredRun | undefined) => this.admit(request, ceilingUsd, resume);
     const claimed = context
-      ? await claimRequest(key, context, fresh).catch((error: unknown) => {
+      ? await claimRequest(key, context, fresh, admitting).catch((error: unknown) => {
           logger.warn({ err: error }, 'the request could not be claimed in the output folder');
           return undefined;
         })
       : undefined;
+    if (claimed && 'refused' in claimed) return claimed;
     if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
-    if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request);
-    return { run: { live: this.launch(this.newRun(request, key, { id: claimed?.start })) }, joined: 'new' };
+    if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request, claimed.admitted);
+    // Started under a claim, or (no claim to be had) here all the same.
+    const admitted = claimed ? ok(claimed.admitted) : await admitting(undefined);
+    if (!admitted.ok) return { refused: admitted.error };
+    return { run: { live: this.launch(this.newRun(request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
   }
 
   /**
@@ -152,12 +175,12 @@ export class Runs {
    * Takes over a stopped run, its claim won: only the models with no saved answer (or none
    * that can be read back) are asked again.
    */
-  private async resume(stored: StoredRun, request: RunRequest): Promise<{ run: Found; joined: Joined }> {
+  private async resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Promise<Start> {
     const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
     const candidates = saved.candidates.map((candidate, i) =>
       candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
-    const run = this.newRun(request, saved.request_key, {
+    const run = this.newRun(request, saved.request_key, admitted, {
       id: saved.run_id,
       folder: Promise.resolve(stored.folder),
       resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
@@ -169,6 +192,7 @@ export class Runs {
   private newRun(
     request: RunRequest,
     key: string,
+    admitted: Admitted,
     existing: { id?: string; folder?: Promise<RunFolder>; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
   ): Run {
     const { store, logger } = this.options;
@@ -176,7 +200,9 @@ export class Runs {
     let run: Run | undefined;
     const warn = (message: string) => run?.warn(message);
     const files = store && new RunFiles(path.join(store.rootDir, id), existing.folder ?? this.makeFolder(store, id, warn), warn, logger);
-    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing.resumed });
+    const { cost, earlier } = admitted;
+    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing.resumed, cost, earlier });
+    for (const warning of admitted.warnings) run.warn(warning);
     return run;
   }
 

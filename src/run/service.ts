@@ -1,9 +1,27 @@
 import type { Result } from '../result.js';
 import type { RunState } from './record.js';
+import type { StartRefusal } from './refusal.js';
 import type { RunRequest } from './request.js';
 
 /** How a request met its run: a new one, one already there (nothing paid again), or a stopped one taken over. */
 export type Joined = 'new' | 'attached' | 'resumed';
+
+export interface StartOptions {
+  /** Ask anew even if the same request ran in the last 10 minutes. */
+  fresh?: boolean;
+  /** The call's cost ceiling in US dollars (the lower of its own and the server's): a run whose worst case is above it does not start. */
+  maxCostUsd?: number;
+}
+
+/** A request's run: which, how the request met it, and how it stands. */
+export interface Started {
+  id: string;
+  joined: Joined;
+  state: RunState;
+}
+
+/** The run of a request, or why none was started (nothing was asked upstream, no folder made). */
+export type StartOutcome = Started | { refused: StartRefusal };
 
 /** Why a run cannot be read: an id that is no run's, a run that is not there, one whose journal is damaged, or larger than the reader allows. */
 export interface LookupError {
@@ -43,8 +61,8 @@ export type CancelOutcome = { stopped: true } | { stopped: false; reason: string
  * start, in this process. Faces hold run ids, never runs.
  */
 export interface RunService {
-  /** The run of this request: a new one, the same request's run (attached), or its stopped run taken over (resumed). */
-  start(request: RunRequest, options?: { fresh?: boolean }): Promise<{ id: string; joined: Joined; state: RunState }>;
+  /** The run of this request: a new one, the same request's run (attached), or its stopped run taken over (resumed); or a refusal. */
+  start(request: RunRequest, options?: StartOptions): Promise<StartOutcome>;
   /** The run as it stands once its version is no longer `since` (at once when `since` is not given), or after `waitMs`. */
   watch(id: string, options: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>>;
   /** The run's texts for a result of at most `maxChars` characters of answers. */

@@ -15,26 +15,54 @@ export interface Trim {
   originalChars: number;
 }
 
-export interface SynthesisPrompt {
+/** A prompt that quotes answers, and which of them it had to shorten to stay within its bound. */
+export interface BoundedPrompt {
   text: string;
   trims: Trim[];
 }
 
-export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): SynthesisPrompt {
-  const frame = (bodies: string[]) => render(problem, candidates, bodies);
-  const overhead = frame(candidates.map(() => '')).length;
-  const caps = fairCaps(candidates.map(usableLength), maxChars - overhead);
+export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): BoundedPrompt {
+  return boundedPrompt((bodies) => render(problem, candidates, bodies), candidates, maxChars);
+}
+
+/**
+ * `render`'s prompt with each answer as its body, within `maxChars`: what the frame leaves is
+ * shared fairly (fairCaps), and each shortened answer ends with a marker saying how much was
+ * left out and, when it has a `file`, where the whole of it is saved.
+ */
+export function boundedPrompt(render: (bodies: string[]) => string, answers: CandidateAnswer[], maxChars: number): BoundedPrompt {
+  const overhead = render(answers.map(() => '')).length;
+  const caps = fairCaps(answers.map(usableLength), maxChars - overhead);
   const trims: Trim[] = [];
-  const bodies = candidates.map((candidate, index) => {
+  const bodies = answers.map((answer, index) => {
     const cap = caps[index]!;
     // An answer held only in part is marked as trimmed too, wherever its held part ends.
-    if ((candidate.chars ?? candidate.content.length) <= cap) return candidate.content;
+    if ((answer.chars ?? answer.content.length) <= cap) return answer.content;
     // The marker's length depends on the numbers in it; measure it with the widest ones.
-    const kept = Math.max(0, Math.min(candidate.content.length, cap - trimMarker(candidate, 0).length));
-    trims.push({ model: candidate.model, keptChars: kept, originalChars: candidate.chars ?? candidate.content.length });
-    return candidate.content.slice(0, kept) + trimMarker(candidate, kept);
+    const kept = Math.max(0, Math.min(answer.content.length, cap - trimMarker(answer, 0).length));
+    trims.push({ model: answer.model, keptChars: kept, originalChars: answer.chars ?? answer.content.length });
+    return answer.content.slice(0, kept) + trimMarker(answer, kept);
   });
-  return { text: frame(bodies), trims };
+  return { text: render(bodies), trims };
+}
+
+/** The layout every prompt over candidates' answers shares: who you are, the problem, the answers, the task. */
+export function layoutPrompt(parts: { intro: string; problem: string; sections: string[]; after?: string[]; task: string }): string {
+  return [
+    parts.intro,
+    '',
+    '## The original problem',
+    '',
+    parts.problem,
+    '',
+    '## Candidate answers',
+    '',
+    ...parts.sections,
+    ...(parts.after ?? []),
+    '## Your task',
+    '',
+    parts.task,
+  ].join('\n');
 }
 
 /** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
@@ -67,23 +95,13 @@ function trimMarker(candidate: CandidateAnswer, kept: number): string {
 }
 
 function render(problem: string, candidates: CandidateAnswer[], bodies: string[]): string {
-  const sections = candidates.map(
-    (candidate, index) => `### Candidate ${index + 1}: ${candidate.model}\n\n${bodies[index]}\n`,
-  );
-  return [
-    `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
-    '',
-    '## The original problem',
-    '',
+  return layoutPrompt({
+    intro: `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
     problem,
-    '',
-    '## Candidate answers',
-    '',
-    ...sections,
-    '## Your task',
-    '',
-    'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
+    sections: candidates.map((candidate, index) => `### Candidate ${index + 1}: ${candidate.model}\n\n${bodies[index]}\n`),
+    task:
+      'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
       'correct their mistakes, and where they disagree, resolve the conflict with your own judgement. ' +
       'Answer the problem directly; do not describe the candidates or this process.',
-  ].join('\n');
+  });
 }

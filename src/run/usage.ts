@@ -9,9 +9,15 @@ export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
   return total;
 }
 
-/** What a run has used: its candidates' answers and its synthesis attempts that answered. */
+/** What a run has used: its candidates' answers, its council's rankings and its synthesis attempts that answered. */
 export function runTotals(record: Readonly<RunRecord>): TokenUsage {
-  const candidates = record.candidates.map((candidate) => (candidate.status === 'answered' ? candidate.usage : undefined));
-  const synthesis = record.synthesis.attempts.map((attempt) => (attempt.status === 'answered' ? attempt.usage : undefined));
-  return sumUsage([...candidates, ...synthesis]);
+  return sumUsage(stepUsages(record, { reused: true }));
+}
+
+type Step = { status: string; usage?: TokenUsage; reused?: true };
+
+/** The usage of every step that answered; `reused: false` leaves out what was paid before the run was stopped and taken over. */
+export function stepUsages(record: Readonly<Pick<RunRecord, 'candidates' | 'council' | 'synthesis'>>, { reused }: { reused: boolean }): Array<TokenUsage | undefined> {
+  const counted = (step: Step) => (step.status === 'answered' && (reused || !step.reused) ? step.usage : undefined);
+  return [...record.candidates.map(counted), ...(record.council?.rankings ?? []).map(counted), ...record.synthesis.attempts.map(counted)];
 }

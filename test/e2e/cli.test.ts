@@ -42,7 +42,7 @@ describe('ask', () => {
     expect(lines.filter((line) => line.includes('… e2e/synth synthesizing 3 answers'))).toHaveLength(1);
     expect(lines.filter((line) => /^\[\s*\d+\.\d s\] ✔ e2e\/synth synthesized in \d+\.\d s$/.test(line))).toHaveLength(1);
 
-    expect(lines).toContain('All 3 models answered; synthesized by e2e/synth.');
+    expect(lines).toContain('All 3 models answered; synthesized by e2e/synth. Cost $0.0060.');
     const last = lines.at(-1)!;
     expect(last).toMatch(/^Run \S+, saved in /);
     const runFolder = last.replace(/^Run \S+, saved in /, '');

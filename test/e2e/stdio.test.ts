@@ -28,7 +28,7 @@ describe('the installed package over stdio', () => {
     const session = await connect(userEnv(fake, outputDir));
     const { result, text, data } = await processPrompt(session, { prompt: 'What is 2+2?' });
     expect(result.isError).toBeFalsy();
-    expect(text.startsWith('All 3 models answered; synthesized by e2e/synth.\n\nThe answer is 4.')).toBe(true);
+    expect(text.startsWith('All 3 models answered; synthesized by e2e/synth. Cost $0.0060.\n\nThe answer is 4.')).toBe(true);
     expect(data!.status).toBe('complete');
     // final.md follows the reply by moments.
     await waitFor(async () => (await readdir(data!.run_folder!)).length === 5);

@@ -70,6 +70,8 @@ export const VALID_KEY = 'sk-or-v1-test-key-0123456789';
 export interface FakeOptions {
   keepAliveCommentMs?: number;
   models?: string[];
+  /** Prices for GET /models, by model id, as OpenRouter writes them (strings of US dollars per token); 'missing': /models answers 404. */
+  prices?: Record<string, Record<string, string>> | 'missing';
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string };
   /** The address to listen on; 127.0.0.1 unless given. */
@@ -124,7 +126,11 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
         return sendJson(res, 200, { data: { label: 'test key', limit: 10, limit_remaining: 7.5, usage: 2.5, is_free_tier: false } });
       }
       if (req.method === 'GET' && path === '/models') {
-        return sendJson(res, 200, { data: (options.models ?? []).map((id) => ({ id, canonical_slug: id, context_length: 128000 })) });
+        const prices = options.prices;
+        if (prices === 'missing') return sendJson(res, 404, { error: { code: 404, message: 'no route GET /models' } });
+        const ids = new Set([...(options.models ?? []), ...Object.keys(prices ?? {})]);
+        const pricing = (id: string) => (prices?.[id] ? { pricing: prices[id] } : {});
+        return sendJson(res, 200, { data: [...ids].map((id) => ({ id, canonical_slug: id, context_length: 128000, ...pricing(id) })) });
       }
       if (req.method !== 'POST' || path !== '/chat/completions') {
         return sendJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });

@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { localRuns } from '../../src/run/from-config.js';
 import type { LocalRunService } from '../../src/run/local.js';
 import type { Runs } from '../../src/run/runs.js';
+import type { StartOutcome, Started } from '../../src/run/service.js';
 import { createServer } from '../../src/server.js';
 import { testClient, silentLogger } from './client.js';
 import { stopHostsUnder } from './hosts.js';
@@ -112,4 +113,10 @@ export async function callTool(harness: Harness, name: string, args: Record<stri
   const result = (await harness.client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   const first = result.content[0];
   return { result, text: first?.type === 'text' ? first.text : '', data: result.structuredContent as StructuredResult | undefined };
+}
+
+/** A run service's start that must have started a run: a refusal fails the test. */
+export function mustStart(outcome: StartOutcome): Started {
+  if ('refused' in outcome) throw new Error(`refused: ${JSON.stringify(outcome.refused)}`);
+  return outcome;
 }

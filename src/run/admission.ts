@@ -1,0 +1,80 @@
+import type { PriceCatalog } from '../openrouter/price-catalog.js';
+import { err, ok, type Result } from '../result.js';
+import { fitCeiling } from './ceiling.js';
+import { worstCase, type CostPlan } from './cost.js';
+import { costRefusalRecord, worstCaseRecord } from './cost-record.js';
+import { readEarlierRun, type EarlierSources } from './earlier.js';
+import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
+import type { CostRecord, RunRecord } from './record.js';
+import type { StartRefusal } from './refusal.js';
+import type { RunRequest } from './request.js';
+import type { StoredRun } from './stored.js';
+
+export interface AdmissionDeps {
+  /** OpenRouter's prices, one catalog per process. */
+  prices: Pick<PriceCatalog, 'prices' | 'atHand'>;
+  /** The earlier run a follow-up continues, read whole; or why it cannot be followed up. */
+  earlierRun(id: string): Promise<Result<EarlierRun, string>>;
+  /** PARALLEL_LLM_MAX_PROMPT_CHARS: a follow-up's conversation is bounded by it too. */
+  maxPromptChars: number;
+  /** PARALLEL_LLM_SYNTHESIS_MAX_CHARS: no step reads more. */
+  synthesisMaxChars: number;
+}
+
+/** What a run starts with once admitted: its cost ceiling and worst case, and the earlier run it follows up. */
+export interface Admitted {
+  cost: CostRecord;
+  earlier?: EarlierRun;
+  /** Said in the run's result. */
+  warnings: string[];
+}
+
+/**
+ * Whether a run may start (new, or resumed with the answers in `saved`, 0-based, not paid
+ * again), decided before any upstream request and before any folder is made: a follow-up needs
+ * a finished earlier run; under a ceiling, the worst case must fit at prices that can be read.
+ * Without a ceiling nothing waits for prices: the worst case is recorded when they are at hand.
+ */
+export async function admit(request: RunRequest, ceilingUsd: number | undefined, saved: readonly number[], deps: AdmissionDeps): Promise<Result<Admitted, StartRefusal>> {
+  const followed = request.followUpOf === undefined ? undefined : await followUp(request, request.followUpOf, deps);
+  if (followed && !followed.ok) return followed;
+  const earlier = followed?.value.earlier;
+  const warnings = followed?.value.warnings ?? [];
+  const plan: CostPlan = {
+    strategy: request.strategy,
+    models: request.models,
+    synthesizers: request.synthesizers,
+    input: earlier ? longestConversation(earlier, request.models, request.prompt) : request.prompt,
+    maxTokens: request.maxTokens,
+    stepMaxChars: deps.synthesisMaxChars,
+    saved,
+  };
+  const admitted = (cost: CostRecord): Result<Admitted, StartRefusal> => ok({ cost, ...(earlier ? { earlier } : {}), warnings });
+  if (ceilingUsd === undefined) {
+    const prices = deps.prices.atHand();
+    return admitted(prices ? { worst_case: worstCaseRecord(worstCase(plan, prices.table), prices) } : {});
+  }
+  const prices = await deps.prices.prices();
+  if (!prices.ok) return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
+  const fit = fitCeiling(plan, prices.value.table, ceilingUsd);
+  if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
+  return admitted({ ceiling_usd: ceilingUsd, worst_case: worstCaseRecord(fit.value, prices.value) });
+}
+
+async function followUp(request: RunRequest, id: string, deps: AdmissionDeps): Promise<Result<{ earlier: EarlierRun; warnings: string[] }, StartRefusal>> {
+  const found = await deps.earlierRun(id);
+  if (!found.ok) return err({ kind: 'follow_up', message: found.error });
+  const { earlier, shortened } = boundEarlier(found.value, request.prompt, deps.maxPromptChars);
+  const warnings = shortened ? [`the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (${deps.maxPromptChars} characters), so the earlier turns were shortened to fit`] : [];
+  return ok({ earlier, warnings });
+}
+
+/** How a process's runs are admitted: a new run, or (`resume` given) a stopped one, which pays only for the answers it has not saved. */
+export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources) {
+  const earlierRun = (id: string) => readEarlierRun(id, sources, deps.maxPromptChars);
+  return (request: RunRequest, ceilingUsd: number | undefined, resume?: StoredRun) =>
+    admit(request, ceilingUsd, resume ? savedAnswers(resume.effective()) : [], { ...deps, earlierRun });
+}
+
+/** The candidates (0-based) whose answers a stopped run has saved. */
+const savedAnswers = (record: RunRecord): number[] => record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));

@@ -1,0 +1,164 @@
+import type { ModelPrice, PriceLookup } from '../openrouter/prices.js';
+import { COUNCIL_MIN_CANDIDATES, type Strategy } from './strategies/strategy.js';
+
+/**
+ * The most a call can cost, before it is made (SPEC §10). Every step is priced as if every
+ * model answered with all of its `max_tokens`, the dearest way: reasoning and answer tokens
+ * share `max_tokens`, so each output token is priced at the higher of the completion and
+ * reasoning prices.
+ */
+
+/**
+ * Characters per token for ASCII text: English prose runs about 4 per token in the common
+ * tokenizers and code about 3, so 3 overestimates. Any other character (CJK, emoji, accents)
+ * counts as a token of its own.
+ */
+export const CHARS_PER_TOKEN = 3;
+/** The instructions, labels and ranking a step wraps around the answers it reads. */
+export const STEP_FRAME_TOKENS = 1_500;
+
+export interface CostPlan {
+  strategy: Strategy;
+  /** The candidates, in order; a model may repeat, and each repeat is billed. */
+  models: string[];
+  /** Tried in order; a fallback runs only when the one before failed. */
+  synthesizers: string[];
+  /** What each candidate reads: the prompt, or for a follow-up the longest conversation any model gets. */
+  input: string;
+  maxTokens: number;
+  /** PARALLEL_LLM_SYNTHESIS_MAX_CHARS: no step's prompt is longer (and a character is at most a token). */
+  stepMaxChars: number;
+  /** 0-based positions in `models` whose answers are saved from before the run was stopped: not asked, nor paid, again. */
+  saved?: readonly number[];
+}
+
+export type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
+
+export interface StepEstimate {
+  kind: StepKind;
+  model: string;
+  /** The candidate's 0-based position in `models` (candidate and ranking steps). */
+  index?: number;
+  promptTokens: number;
+  outputTokens: number;
+  /** Undefined when the model has no price. */
+  usd: number | undefined;
+}
+
+export interface ModelEstimate {
+  model: string;
+  usd: number;
+  steps: number;
+}
+
+export interface WorstCase {
+  strategy: Strategy;
+  steps: StepEstimate[];
+  /** Per model id (repeats added up), dearest first; priced models only. */
+  perModel: ModelEstimate[];
+  /** Of the priced steps: a lower bound while `unpriced` is not empty. */
+  totalUsd: number;
+  unpriced: Array<{ model: string; reason: string }>;
+}
+
+/** What the estimate needs of a price list: a PriceTable, or any lookup of the same shape. */
+export type PriceSource = { lookup(model: string): PriceLookup };
+
+/** Tokens `text` may take, overestimated (see CHARS_PER_TOKEN). */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const char of text) {
+    if (char.charCodeAt(0) < 128) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / CHARS_PER_TOKEN) + other;
+}
+
+/** The worst case of `plan` at today's `prices`. */
+export function worstCase(plan: CostPlan, prices: PriceSource): WorstCase {
+  return estimate(shapeOf(plan), prices);
+}
+
+/** A plan with its input counted in tokens once, for estimating it many times over. */
+export interface PlanShape {
+  strategy: Strategy;
+  models: string[];
+  synthesizers: string[];
+  inputTokens: number;
+  maxTokens: number;
+  stepMaxTokens: number;
+  saved?: readonly number[];
+}
+
+export function shapeOf(plan: CostPlan): PlanShape {
+  const { strategy, models, synthesizers, maxTokens, saved } = plan;
+  return { strategy, models, synthesizers, maxTokens, inputTokens: estimateTokens(plan.input), stepMaxTokens: plan.stepMaxChars, ...(saved ? { saved } : {}) };
+}
+
+export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
+  const unpriced = new Map<string, string>();
+  const priced = (step: PlannedStep): StepEstimate => {
+    const lookup = prices.lookup(step.model);
+    if (!lookup.ok) unpriced.set(step.model, lookup.reason);
+    const usd = lookup.ok ? stepUsd(lookup.price, step.promptTokens, shape.maxTokens) : undefined;
+    return { ...step, outputTokens: shape.maxTokens, usd };
+  };
+  const { answering, finals } = plannedSteps(shape);
+  const steps = answering.map(priced);
+  const final = dearest(finals.map(priced));
+  if (final) steps.push(final);
+  return {
+    strategy: shape.strategy,
+    steps,
+    perModel: perModel(steps),
+    totalUsd: sum(steps.map((step) => step.usd ?? 0)),
+    unpriced: [...unpriced].map(([model, reason]) => ({ model, reason })),
+  };
+}
+
+type PlannedStep = Omit<StepEstimate, 'outputTokens' | 'usd'>;
+
+/**
+ * The strategy's steps: every candidate not saved; in a council, every candidate again ranking
+ * the others' answers; then the final step, once per synthesizer that may run it.
+ */
+function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: PlannedStep[] } {
+  const count = shape.models.length;
+  const reading = (answers: number) => Math.min(shape.inputTokens + STEP_FRAME_TOKENS + answers * shape.maxTokens, shape.stepMaxTokens);
+  const asked = (index: number) => !shape.saved?.includes(index);
+  const answering: PlannedStep[] = shape.models.flatMap((model, index) => (asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : []));
+  if (shape.strategy === 'council' && count >= COUNCIL_MIN_CANDIDATES) {
+    shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
+  }
+  const kind: StepKind = shape.strategy === 'judge' ? 'judge' : 'synthesis';
+  return { answering, finals: shape.synthesizers.map((model) => ({ kind, model, promptTokens: reading(count) })) };
+}
+
+function stepUsd(price: ModelPrice, promptTokens: number, outputTokens: number): number {
+  return promptTokens * price.prompt + outputTokens * Math.max(price.completion, price.reasoning) + price.request;
+}
+
+/**
+ * The synthesis step at the dearest synthesizer that has a price: any of them may end up
+ * answering. An unpriced one is listed in `unpriced` all the same.
+ */
+function dearest(steps: StepEstimate[]): StepEstimate | undefined {
+  const priced = steps.filter((step) => step.usd !== undefined);
+  if (priced.length === 0) return steps[0];
+  return priced.reduce((worst, next) => (next.usd! > worst.usd! ? next : worst));
+}
+
+function perModel(steps: StepEstimate[]): ModelEstimate[] {
+  const byModel = new Map<string, ModelEstimate>();
+  for (const { model, usd } of steps) {
+    if (usd === undefined) continue;
+    const entry = byModel.get(model) ?? { model, usd: 0, steps: 0 };
+    byModel.set(model, { model, usd: entry.usd + usd, steps: entry.steps + 1 });
+  }
+  return [...byModel.values()].sort((a, b) => b.usd - a.usd);
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

@@ -1,0 +1,59 @@
+import { err, ok, type Result } from '../result.js';
+import { isRunId } from '../store/run-store.js';
+import type { EarlierRun } from './follow-up.js';
+import type { RunRecord, RunState, RunStatus } from './record.js';
+import type { Run } from './run.js';
+import type { StoredRuns } from './stored-watch.js';
+import type { StoredRun } from './stored.js';
+
+/** Where an earlier run is found: its folder, or (saving off, or its disk failed) this process's memory. */
+export interface EarlierSources {
+  stored: StoredRuns | undefined;
+  live(id: string): Run | undefined;
+}
+
+/**
+ * The run `id` as a follow-up continues it: its prompt, each candidate's answer and the final
+ * answer, read whole (up to `maxChars` each) from its folder. Only a run that ended with answers
+ * can be followed up; any other is refused with what to do.
+ */
+export async function readEarlierRun(id: string, sources: EarlierSources, maxChars: number): Promise<Result<EarlierRun, string>> {
+  if (!isRunId(id)) return err(`follow_up_of "${id.slice(0, 80)}" is not a run id: give the run_id of a finished run (it looks like 2026-11-23T16-15-00.123Z_9f3a1c2e)`);
+  const opened = await sources.stored?.open(id);
+  if (opened?.ok) {
+    const record = opened.value.effective();
+    return whyNot(record) ?? ok(await fromFolder(opened.value, record, maxChars));
+  }
+  const live = sources.live(id);
+  if (live) return whyNot(live.state()) ?? ok(fromMemory(live));
+  if (opened && opened.error.kind !== 'not_found') return err(`run ${id} cannot be followed up: ${opened.error.message}`);
+  return err(`there is no run ${id} to follow up: follow_up_of takes the run_id of a finished run, from a process_prompt result`);
+}
+
+const FOLLOWABLE: ReadonlySet<RunStatus> = new Set(['complete', 'partial', 'candidates_only']);
+
+/** Why the run cannot be followed up, or undefined when it can. */
+function whyNot(run: Pick<RunState, 'run_id' | 'status'>): Result<never, string> | undefined {
+  if (FOLLOWABLE.has(run.status)) return undefined;
+  const id = run.run_id;
+  switch (run.status) {
+    case 'running':
+      return err(`run ${id} is still running: wait for it to finish (get_run), then ask the follow-up`);
+    case 'failed':
+      return err(`run ${id} failed: no model answered, so there is nothing to follow up`);
+    default:
+      return err(`run ${id} was ${run.status} before it finished: call process_prompt again with its input to resume it, then ask the follow-up`);
+  }
+}
+
+async function fromFolder(stored: StoredRun, record: RunRecord, maxChars: number): Promise<EarlierRun> {
+  const read = (file: string | undefined) => (file ? stored.folder.readStart(file, maxChars * 3 + 4).catch(() => undefined) : Promise.resolve(undefined));
+  const answers = await Promise.all(record.candidates.map((candidate) => read(candidate.status === 'answered' ? candidate.file : undefined)));
+  return { prompt: record.prompt, models: record.settings.models, answers, finalAnswer: await read(record.synthesis.file) };
+}
+
+/** A run of this process that is not on disk: its prompt and final answer (the candidates' answers are let go once there is one). */
+function fromMemory(run: Run): EarlierRun {
+  const { answer, answers } = run.texts();
+  return { prompt: run.request.prompt, models: run.request.models, answers: run.request.models.map((_, i) => answers.get(i)), finalAnswer: answer };
+}

@@ -1,0 +1,55 @@
+import { monotonicNow } from '../../clock.js';
+import type { Completion } from '../../openrouter/client.js';
+import { asUpstreamError } from '../fanout.js';
+import type { RunStatus, VerdictRecord } from '../record.js';
+import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
+import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
+
+/** What a judge's reply yields: the answer that becomes final.md, and the verdict recorded beside it. */
+export type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };
+
+/** The `synthesize` strategy: the synthesizer merges every answer, and the reasoning of models that gave none. */
+export function synthesizeStep(context: StepContext): Promise<RunStatus> {
+  const { answers, reasonings, problem, deps } = context;
+  const inputs = [...answers, ...reasonings].sort((a, b) => a.index - b.index);
+  return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars));
+}
+
+/**
+ * The last step of every strategy: `prompt` to each synthesizer in turn until one answers
+ * (`read` makes a judge's reply its final answer). It goes to the front of the limiter's
+ * queue: a run near its end must not wait behind new ones.
+ */
+export async function finalStep({ run, deps, log, answers }: StepContext, prompt: BoundedPrompt, read?: ReadReply): Promise<RunStatus> {
+  const stopped = stoppedStatus(run);
+  if (stopped) return stopped;
+  const trimmed = prompt.trims.map((trim) => ({ model: trim.model, kept_chars: trim.keptChars, original_chars: trim.originalChars }));
+  const allAnswered = answers.length === run.request.models.length;
+  for (const model of run.request.synthesizers) {
+    run.synthesizing(model, prompt.text.length, trimmed);
+    log.info({ phase: 'synthesis', strategy: run.request.strategy, model, promptChars: prompt.text.length }, 'synthesizing');
+    let started = monotonicNow();
+    try {
+      const completion: Completion = await deps.limiter.run(
+        () => {
+          started = monotonicNow();
+          return deps.client.complete(stepChat(run, model, prompt.text), { signal: run.signal });
+        },
+        { signal: run.signal, urgent: true },
+      );
+      const ms = Math.round(monotonicNow() - started);
+      const judged = read?.(completion.content);
+      log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
+      const chars = judged?.answer.length ?? completion.content.length;
+      await run.synthesisAttempt({ model, status: 'answered', ms, chars, ...(completion.usage ? { usage: completion.usage } : {}) }, completion, judged);
+      return allAnswered ? 'complete' : 'partial';
+    } catch (caught) {
+      const stoppedNow = stoppedStatus(run);
+      if (stoppedNow) return stoppedNow;
+      const error = modelError(asUpstreamError(caught, run.signal));
+      log.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
+      await run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
+    }
+  }
+  return 'candidates_only';
+}

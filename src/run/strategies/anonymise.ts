@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { boundedPrompt, type CandidateAnswer, type Trim } from '../synthesis.js';
+
+/**
+ * Candidates as a judge or a ranker sees them: "Candidate A", "Candidate B"..., never a model
+ * name, in an order shuffled with the run id as the seed, so a run shows the same order every
+ * time it is asked (a resumed run, a test) while runs do not favour the first model listed.
+ */
+
+/** A candidate's answer and its 0-based position among the run's candidates. */
+export interface IndexedAnswer extends CandidateAnswer {
+  index: number;
+}
+
+/** What a letter stands for, to map a reply back to the candidate and its model. */
+export interface ShownCandidate {
+  label: string;
+  index: number;
+  model: string;
+}
+
+/** A prompt over lettered answers: its text, the answers it shortened, and what each letter stands for. */
+export interface StrategyPrompt {
+  text: string;
+  trims: Trim[];
+  shown: ShownCandidate[];
+}
+
+/** "A" … "Z", then "AA", "AB" …: a letter for every position. */
+export function candidateLabel(position: number): string {
+  let label = '';
+  for (let rest = position + 1; rest > 0; rest = Math.floor((rest - 1) / 26)) {
+    label = String.fromCharCode(65 + ((rest - 1) % 26)) + label;
+  }
+  return label;
+}
+
+/** `items` in an order that depends only on `seed` (Fisher-Yates with a seeded generator). */
+export function shuffle<T>(items: readonly T[], seed: string): T[] {
+  const next = seededRandom(seed);
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+/** The answers in the run's shuffled order, lettered A, B, C... in that order. */
+export function anonymise<T extends IndexedAnswer>(runId: string, answers: readonly T[]): Array<T & { label: string }> {
+  return shuffle(answers, runId).map((answer, position) => ({ ...answer, label: candidateLabel(position) }));
+}
+
+/** "3 AI models were given the same problem; their answers follow, anonymised as Candidate A, B, C, in no particular order." */
+export function answersFollow(lettered: ReadonlyArray<{ label: string }>): string {
+  const models = lettered.length === 1 ? '1 AI model was' : `${lettered.length} AI models were`;
+  return `${models} given the same problem; their answers follow, anonymised as Candidate ${labelList(lettered)}, in no particular order.`;
+}
+
+/** The letters, for a prompt or a warning: "A, B, C". */
+export function labelList(lettered: ReadonlyArray<{ label: string }>): string {
+  return lettered.map((answer) => answer.label).join(', ');
+}
+
+/** The prompt sections of lettered answers, with each body as bounded by the caller. */
+export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bodies: string[]): string[] {
+  return answers.map((answer, i) => `### Candidate ${answer.label}\n\n${bodies[i]}\n`);
+}
+
+/**
+ * `render`'s prompt over lettered answers, bounded like the synthesis prompt. A shortened answer's
+ * marker names no saved file: the file is named after the model.
+ */
+export function anonymousPrompt(
+  lettered: ReadonlyArray<IndexedAnswer & { label: string }>,
+  render: (bodies: string[]) => string,
+  maxChars: number,
+): StrategyPrompt {
+  const quoted = lettered.map(({ model, content, chars }): CandidateAnswer => ({ model, content, ...(chars === undefined ? {} : { chars }) }));
+  const { text, trims } = boundedPrompt(render, quoted, maxChars);
+  return { text, trims, shown: lettered.map(({ label, index, model }) => ({ label, index, model })) };
+}
+
+/** mulberry32, seeded from the seed's SHA-256: small, fast and the same on every platform. */
+function seededRandom(seed: string): () => number {
+  let state = createHash('sha256').update(seed).digest().readUInt32LE(0);
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

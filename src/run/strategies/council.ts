@@ -1,0 +1,66 @@
+import { layoutPrompt } from '../synthesis.js';
+import { anonymise, anonymousPrompt, anonymousSections, answersFollow, shuffle, type IndexedAnswer, type StrategyPrompt } from './anonymise.js';
+import type { AggregateEntry } from './ranking.js';
+
+/**
+ * The `council` strategy (SPEC §10), after the "LLM council": each candidate model ranks the
+ * other candidates' anonymised answers (never its own, never a model name); the synthesizer
+ * then merges the answers with the combined ranking in view, still anonymised.
+ */
+
+/**
+ * What the candidate at `ranker` reads: every other answer, with the run's letters, in an order
+ * of its own (seeded by the run id and the ranker), so no answer gains by always coming first.
+ */
+export function buildRankingPrompt(problem: string, answers: IndexedAnswer[], ranker: number, runId: string, maxChars: number): StrategyPrompt {
+  const others = shuffle(
+    anonymise(runId, answers).filter((answer) => answer.index !== ranker),
+    `${runId}/ranker/${ranker}`,
+  );
+  const render = (bodies: string[]) =>
+    layoutPrompt({
+      intro: `You are reviewing answers to a problem. ${answersFollow(others)}`,
+      problem,
+      sections: anonymousSections(others, bodies),
+      task: [
+        'Evaluate each candidate answer in a few lines: is it correct, complete and useful, and what does it get wrong or miss?',
+        'Then rank the candidates from best to worst. ' +
+          'End your reply with one line in exactly this format, naming every candidate once, best first:',
+        'RANKING: <letter> > <letter> > ...',
+      ].join('\n'),
+    });
+  return anonymousPrompt(others, render, maxChars);
+}
+
+/** The synthesizer's prompt: every answer lettered as the rankers saw them, then the combined ranking. */
+export function buildCouncilSynthesisPrompt(
+  problem: string,
+  answers: IndexedAnswer[],
+  ranking: readonly AggregateEntry[],
+  runId: string,
+  maxChars: number,
+): StrategyPrompt {
+  const lettered = anonymise(runId, answers);
+  const render = (bodies: string[]) =>
+    layoutPrompt({
+      intro:
+        `You are an expert synthesiser. ${answersFollow(lettered)} ` +
+        'The same models then reviewed and ranked each other’s answers without knowing whose they were; the combined ranking follows the answers.',
+      problem,
+      sections: anonymousSections(lettered, bodies),
+      after: ['## Peer ranking, best first', '', ...ranking.map(rankingLine), ''],
+      task:
+        'Write the single best solution to the original problem. Combine the strongest parts of the candidates, giving more weight to the answers ' +
+        'the reviewers ranked higher, but judge every claim on its merits: a lower-ranked answer may hold the one correct detail. ' +
+        'Correct mistakes, and where the candidates disagree, resolve the conflict with your own judgement. ' +
+        'Answer the problem directly; do not mention the candidates, the ranking or this process.',
+    });
+  return anonymousPrompt(lettered, render, maxChars);
+}
+
+/** "1. Candidate C: score 0.83 (ranked by 3 reviewers, first for 2)" */
+function rankingLine(entry: AggregateEntry, place: number): string {
+  if (entry.rankers === 0) return `${place + 1}. Candidate ${entry.label}: not ranked (no reviewer's ranking could be read)`;
+  const reviewers = `${entry.rankers} reviewer${entry.rankers === 1 ? '' : 's'}`;
+  return `${place + 1}. Candidate ${entry.label}: score ${entry.score.toFixed(2)} (ranked by ${reviewers}, first for ${entry.firsts})`;
+}

@@ -1,0 +1,88 @@
+import { layoutPrompt } from '../synthesis.js';
+import { anonymise, anonymousPrompt, anonymousSections, answersFollow, labelList, type IndexedAnswer, type ShownCandidate, type StrategyPrompt } from './anonymise.js';
+import { candidateAt, fieldRest, fieldValue } from './reply-lines.js';
+
+/**
+ * The `judge` strategy (SPEC §10): the synthesizer reads the anonymised candidates, picks the
+ * best, says why in a few lines, and returns that answer verbatim with its fixes. Picking beats
+ * merging where answers can be checked; the merge loses a correct answer's precision.
+ */
+
+export interface JudgeVerdict {
+  /** The chosen candidate; undefined when the reply named none of those shown. */
+  choice?: ShownCandidate;
+  reason?: string;
+  /** The chosen answer with the judge's fixes; the whole reply when it could not be read. */
+  answer: string;
+  /** What could not be read, for the result and the record. */
+  warnings: string[];
+}
+
+/** The judge's prompt over the answered candidates, within `maxChars`, lettered in the run's order. */
+export function buildJudgePrompt(problem: string, answers: IndexedAnswer[], runId: string, maxChars: number): StrategyPrompt {
+  const lettered = anonymise(runId, answers);
+  const render = (bodies: string[]) =>
+    layoutPrompt({
+      intro: `You are an expert judge. ${answersFollow(lettered)}`,
+      problem,
+      sections: anonymousSections(lettered, bodies),
+      task: [
+        'Pick the single best candidate answer to the original problem: the most correct, complete and useful one.',
+        'Then return that answer verbatim, changed only where it needs fixing: correct its mistakes, and add what it misses ' +
+          'that another candidate got right. Do not merge the answers into a new one.',
+        '',
+        'Reply in exactly this format:',
+        'CHOICE: <the letter of the best candidate>',
+        'REASON: <why it is the best, and what you fixed, in at most three lines>',
+        'ANSWER:',
+        '<the chosen answer, with its fixes>',
+      ].join('\n'),
+    });
+  return anonymousPrompt(lettered, render, maxChars);
+}
+
+/**
+ * The judge's reply as a verdict. The CHOICE line may come after a preamble; REASON runs up to
+ * the ANSWER marker; the answer is everything after it. A reply without a readable choice is
+ * kept whole as the answer, with a warning: the judge's text is worth more than a refusal.
+ */
+export function parseJudgeReply(reply: string, shown: readonly ShownCandidate[]): JudgeVerdict {
+  const lines = reply.split(/\r?\n/);
+  const choiceAt = lines.findIndex((line) => fieldValue(line, 'choice') !== undefined);
+  if (choiceAt < 0) return wholeReply(reply, `the judge named no candidate (no CHOICE line), so its whole reply is the answer`);
+  const named = fieldValue(lines[choiceAt]!, 'choice')!;
+  const choice = candidateAt(named, shown);
+  if (!choice) {
+    return wholeReply(reply, `the judge chose "${named}", which is none of the candidates (${labelList(shown)}), so its whole reply is the answer`);
+  }
+
+  const answerAt = lines.findIndex((line, i) => i > choiceAt && fieldValue(line, 'answer') !== undefined);
+  if (answerAt >= 0) return verdict(reply, choice, reasonText(lines.slice(choiceAt + 1, answerAt)), answerAfter(lines, answerAt), []);
+  // No marker: a REASON line right after the choice is the reason, and the rest the answer.
+  const reason = reasonText(lines.slice(choiceAt + 1, choiceAt + 2));
+  const rest = lines.slice(choiceAt + (reason === undefined ? 1 : 2)).join('\n').trim();
+  return verdict(reply, choice, reason, rest, ['the judge wrote no ANSWER marker; its answer is taken to be everything after the choice and reason']);
+}
+
+function verdict(reply: string, choice: ShownCandidate, reason: string | undefined, answer: string, warnings: string[]): JudgeVerdict {
+  const read = { choice, ...(reason === undefined ? {} : { reason }) };
+  if (answer === '') return { ...read, ...wholeReply(reply, 'the judge returned no answer after its choice, so its whole reply is the answer') };
+  return { ...read, answer, warnings };
+}
+
+function reasonText(lines: string[]): string | undefined {
+  const [first, ...rest] = lines;
+  const value = first === undefined ? undefined : fieldValue(first, 'reasons?');
+  if (value === undefined) return undefined;
+  const text = [value, ...rest].join('\n').trim();
+  return text === '' ? undefined : text;
+}
+
+/** The answer: what follows "ANSWER:" on its line (markdown kept), then every line after it. */
+function answerAfter(lines: string[], answerAt: number): string {
+  return [fieldRest(lines[answerAt]!, 'answer'), ...lines.slice(answerAt + 1)].join('\n').trim();
+}
+
+function wholeReply(reply: string, warning: string): JudgeVerdict {
+  return { answer: reply.trim(), warnings: [warning] };
+}
