@@ -2,6 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
+import { blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './config-values.js';
+
+export { MAX_TIMER_MS } from './config-values.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
 import { STRATEGIES, type Strategy } from './run/strategies/strategy.js';
 
@@ -69,23 +72,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
-
-const integer = (min: number, max = Number.MAX_SAFE_INTEGER, whyMax = '') =>
-  z.preprocess(
-    blankToUndefined,
-    z.coerce
-      .number({ error: 'must be a number' })
-      .int({ error: 'must be a whole number' })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}${whyMax}` })
-      .optional(),
-  );
-
-/** Node's timers hold at most 2^31-1 ms (about 24.8 days); a larger value would fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
-const duration = () => integer(1, MAX_TIMER_MS);
 /**
  * The MCP SDK's stdio transport refuses lines over 10 MiB, and JSON can take up to six bytes
  * for one character (\u0001); a result may carry its answers twice (text and structured): so
@@ -104,31 +90,6 @@ const DEFAULT_MAX_PROMPT_CHARS = 500_000;
  * MCP process on the way carries it: (10 MiB - 64 KiB read - 64 KiB for the rest) / 6, rounded down.
  */
 export const MAX_PROMPT_CHARS_CEILING = 1_700_000;
-
-const modelList = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .transform((list) => list.split(',').map((id) => id.trim()).filter(Boolean))
-    .refine((ids) => ids.length > 0, { error: 'must name at least one model id' })
-    .refine((ids) => !ids.some((id) => API_KEY_SHAPE.test(id)), { error: 'holds what looks like an API key: the key goes in OPENROUTER_API_KEY, model ids here' })
-    .optional(),
-);
-
-/** One of `values`, in any case, around any spaces. */
-const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
-    z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional(),
-  );
-
-const booleanFlag = z.preprocess(
-  (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-    .transform((flag) => ['true', '1', 'yes'].includes(flag))
-    .optional(),
-);
 
 const envSchema = z.object({
   OPENROUTER_API_KEY: z.preprocess(

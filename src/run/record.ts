@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import { modelErrorSchema, usageSchema } from './record-common.js';
+import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
+
+export type { ModelError } from './record-common.js';
+
+export type { AggregateRecord, AnsweredRanker, CostRecord, CouncilRecord, RankerRecord, VerdictRecord, WorstCaseRecord } from './record-strategy.js';
+export { worstCaseSchema } from './record-strategy.js';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
 import { STRATEGIES } from './strategies/strategy.js';
 
@@ -43,26 +50,6 @@ export const STATUS: Readonly<Record<RunStatus, StatusMeaning>> = {
   cancelled: { settled: true, reusable: false, resumable: true, isError: true, task: 'cancelled' },
   interrupted: { settled: true, reusable: false, resumable: true, isError: false, task: 'failed' },
 };
-
-const usageSchema = z.object({
-  prompt_tokens: z.number().optional(),
-  completion_tokens: z.number().optional(),
-  reasoning_tokens: z.number().optional(),
-  total_tokens: z.number().optional(),
-  /** In credits (US dollars), as OpenRouter reports it. */
-  cost: z.number().optional(),
-});
-
-const modelErrorSchema = z.object({
-  kind: z.string(),
-  message: z.string(),
-  status: z.number().optional(),
-  code: z.string().optional(),
-  retry_after_ms: z.number().optional(),
-  /** What the user can do about it. */
-  advice: z.string().optional(),
-});
-export type ModelError = z.infer<typeof modelErrorSchema>;
 
 const candidateBase = {
   /** 1-based, in the order of the request's models. */
@@ -112,19 +99,6 @@ export type SynthesisAttempt = z.infer<typeof attemptSchema>;
 const trimmedSchema = z.object({ model: z.string(), kept_chars: z.number(), original_chars: z.number() });
 export type Trimmed = z.infer<typeof trimmedSchema>;
 
-/** The judge's verdict (strategy judge): whose answer it chose and why; final.md is that answer with its fixes. */
-const verdictSchema = z.object({
-  /** The chosen candidate, 1-based; absent when the reply named none (then the whole reply is the answer). */
-  choice_index: z.number().optional(),
-  choice_model: z.string().optional(),
-  reason: z.string().optional(),
-  /** What could not be read in the reply. */
-  warnings: z.array(z.string()),
-  /** The judge's whole reply, as it wrote it. */
-  reply_file: z.string().optional(),
-});
-export type VerdictRecord = z.infer<typeof verdictSchema>;
-
 const synthesisSchema = z.object({
   status: z.enum(['waiting', 'running', 'answered', 'failed', 'skipped']),
   /** Who synthesized, or who is synthesizing now. */
@@ -140,63 +114,6 @@ const synthesisSchema = z.object({
   verdict: verdictSchema.optional(),
 });
 export type SynthesisRecord = z.infer<typeof synthesisSchema>;
-
-/** A council member's ranking of the other answers (strategy council), in 1-based candidate indices. */
-const rankerSchema = z.discriminatedUnion('status', [
-  z.object({
-    /** The ranking candidate: its index and model. */
-    index: z.number(),
-    model: z.string(),
-    status: z.literal('answered'),
-    ms: z.number().optional(),
-    usage: usageSchema.optional(),
-    /** The candidates it was shown (never itself), and its order of them, best first; empty when none could be read. */
-    shown: z.array(z.number()),
-    order: z.array(z.number()),
-    warnings: z.array(z.string()),
-    /** Its whole reply. */
-    file: z.string().optional(),
-    /** Ranked before the run was stopped, and kept when it was taken over: paid once, then. */
-    reused: z.literal(true).optional(),
-  }),
-  z.object({ index: z.number(), model: z.string(), status: z.literal('failed'), ms: z.number().optional(), error: modelErrorSchema }),
-]);
-export type RankerRecord = z.infer<typeof rankerSchema>;
-export type AnsweredRanker = Extract<RankerRecord, { status: 'answered' }>;
-
-const aggregateSchema = z.object({ index: z.number(), model: z.string(), score: z.number(), rankers: z.number(), firsts: z.number() });
-export type AggregateRecord = z.infer<typeof aggregateSchema>;
-
-const councilSchema = z.object({
-  rankings: z.array(rankerSchema),
-  /** The combined ranking, best first. */
-  aggregate: z.array(aggregateSchema).optional(),
-  /** Why the synthesizer merged without a ranking: too few answers, or none could be read. */
-  note: z.string().optional(),
-});
-export type CouncilRecord = z.infer<typeof councilSchema>;
-
-/** The most the run could cost, as estimated before it started from OpenRouter's prices (SPEC §10). */
-export const worstCaseSchema = z.object({
-  /** Of the priced models: a lower bound while `unpriced` is not empty. */
-  total_usd: z.number(),
-  /** Per model id, repeats added up, dearest first. */
-  per_model: z.array(z.object({ model: z.string(), usd: z.number(), steps: z.number() })),
-  unpriced: z.array(z.object({ model: z.string(), reason: z.string() })),
-  prices_fetched_at: z.string(),
-  prices_age_ms: z.number(),
-  /** Set when the prices are old because the latest refresh failed. */
-  refresh_failed: z.string().optional(),
-});
-export type WorstCaseRecord = z.infer<typeof worstCaseSchema>;
-
-const costSchema = z.object({
-  /** The call's cost ceiling: the lower of its max_cost_usd and PARALLEL_LLM_MAX_COST_USD. */
-  ceiling_usd: z.number().optional(),
-  /** Absent when no prices were at hand (and no ceiling asked for them). */
-  worst_case: worstCaseSchema.optional(),
-});
-export type CostRecord = z.infer<typeof costSchema>;
 
 /** Which process runs the run: how another process tells a live run from an interrupted one (see liveness.ts). */
 const ownerSchema = z.object({

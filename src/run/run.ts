@@ -1,8 +1,9 @@
-import { setMaxListeners } from 'node:events';
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
 import { ChangeSignal } from './change-signal.js';
+import { lastStepInputs } from './last-step-inputs.js';
+import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
 import { candidateFile } from './files.js';
 import type { EarlierRun } from './follow-up.js';
@@ -12,13 +13,7 @@ import type { AnsweredRanker, CouncilRecord, RankerRecord, VerdictRecord } from 
 import type { RunRequest } from './request.js';
 import type { IndexedAnswer } from './strategies/anonymise.js';
 import { runTotals } from './usage.js';
-
-/** The texts a run holds in memory: the synthesized answer, and the candidates' answers (or their starts). */
-export interface RunTexts {
-  answer: string | undefined;
-  answers: ReadonlyMap<number, string>;
-  dir: string | undefined;
-}
+import type { RunTexts } from './view.js';
 
 /**
  * One run: the owner of its state, its journal and its waiters. It goes on until every
@@ -40,7 +35,7 @@ export class Run {
   private readonly reasonings = new Map<number, string>();
   private answer: string | undefined;
   private readonly journal: RunJournal;
-  private readonly stopper = new AbortController();
+  private readonly stopper = new Stopper();
   private readonly startedAt = monotonicNow();
   private readonly changes = new ChangeSignal();
   /** Settles when the run has finished and its last journal entry is written (or could not be). */
@@ -58,8 +53,6 @@ export class Run {
     this.answers = init.resumed?.answers ?? new Map();
     this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner, init.cost) : freshRecord(init);
     this.journal = new RunJournal(this.record, init.files);
-    // Every upstream request of the run listens to this signal: no listener cap.
-    setMaxListeners(0, this.stopper.signal);
     this.settled = new Promise((resolve) => (this.finished = resolve));
   }
 
@@ -98,12 +91,12 @@ export class Run {
 
   /** An explicit stop: every upstream request of the run is aborted, and nothing more is billed. */
   cancel(reason: string): void {
-    if (this.status === 'running') this.stopper.abort(new RunStopped('cancelled', reason));
+    if (this.status === 'running') this.stopper.stop('cancelled', reason);
   }
 
   /** Its process is ending: stop, and leave the run for a later process to resume. */
   interrupt(reason: string): void {
-    if (this.status === 'running') this.stopper.abort(new RunStopped('interrupted', reason));
+    if (this.status === 'running') this.stopper.stop('interrupted', reason);
   }
 
   /** Stopped, but still winding down its requests: it will settle as cancelled or interrupted. */
@@ -112,7 +105,7 @@ export class Run {
   }
 
   stopped(): RunStopped | undefined {
-    return this.stopper.signal.aborted ? (this.stopper.signal.reason as RunStopped) : undefined;
+    return this.stopper.stopped();
   }
 
   /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
@@ -130,20 +123,7 @@ export class Run {
    * reasoning of a model that gave reasoning but no answer (labelled so), since that is all it said.
    */
   synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
-    const answers: IndexedAnswer[] = [];
-    const reasonings: IndexedAnswer[] = [];
-    for (const candidate of this.record.candidates) {
-      const index = candidate.index - 1;
-      const answer = this.answers.get(index);
-      const reasoning = this.reasonings.get(index);
-      if (candidate.status === 'answered' && answer !== undefined) {
-        answers.push({ index, model: candidate.model, content: answer, chars: candidate.chars, file: this.journal.path(candidate.file) });
-      } else if (candidate.status === 'failed' && reasoning !== undefined) {
-        const model = `${candidate.model} (no answer: its reasoning only)`;
-        reasonings.push({ index, model, content: reasoning, file: this.journal.path(candidate.reasoning_file) });
-      }
-    }
-    return { answers, reasonings };
+    return lastStepInputs(this.record, this.answers, this.reasonings, (file) => this.journal.path(file));
   }
 
   /** The council's rankings saved so far: a resumed run asks none of these again. */
@@ -270,12 +250,3 @@ export class Run {
   }
 }
 
-/** Why a run stopped early: its status, and the reason in words. */
-export class RunStopped extends Error {
-  constructor(
-    readonly status: 'cancelled' | 'interrupted',
-    message: string,
-  ) {
-    super(message);
-  }
-}

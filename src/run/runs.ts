@@ -1,16 +1,15 @@
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
 import { LeaseKeeper } from '../store/leases.js';
-import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
-import { RunFiles } from './files.js';
+import { buildRun, type RunMaking } from './build-run.js';
 import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
-import { STATUS, type RunRecord } from './record.js';
+import { STATUS } from './record.js';
 import type { StartRefusal } from './refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
 import { requestKey, type RunRequest } from './request.js';
@@ -151,7 +150,7 @@ export class Runs {
     // Started under a claim, or (no claim to be had) here all the same.
     const admitted = claimed ? ok(claimed.admitted) : await admitting(undefined);
     if (!admitted.ok) return { refused: admitted.error };
-    return { run: { live: this.launch(this.newRun(request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
+    return { run: { live: this.launch(buildRun(this.making(), request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
   }
 
   /**
@@ -180,7 +179,7 @@ export class Runs {
     const candidates = saved.candidates.map((candidate, i) =>
       candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
     );
-    const run = this.newRun(request, saved.request_key, admitted, {
+    const run = buildRun(this.making(), request, saved.request_key, admitted, {
       id: saved.run_id,
       folder: Promise.resolve(stored.folder),
       resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
@@ -189,30 +188,9 @@ export class Runs {
     return { run: { live: this.launch(run) }, joined: 'resumed' };
   }
 
-  private newRun(
-    request: RunRequest,
-    key: string,
-    admitted: Admitted,
-    existing: { id?: string; folder?: Promise<RunFolder>; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
-  ): Run {
-    const { store, logger } = this.options;
-    const id = existing.id ?? newRunId();
-    let run: Run | undefined;
-    const warn = (message: string) => run?.warn(message);
-    const files = store && new RunFiles(path.join(store.rootDir, id), existing.folder ?? this.makeFolder(store, id, warn), warn, logger);
-    const { cost, earlier } = admitted;
-    run = new Run({ id, key, request, owner: this.owner, files, redact: this.options.redact, resumed: existing.resumed, cost, earlier });
-    for (const warning of admitted.warnings) run.warn(warning);
-    return run;
-  }
-
-  private makeFolder(store: RunStore, id: string, warn: (message: string) => void): Promise<RunFolder | undefined> {
-    return store.createRun(id).catch((error: unknown) => {
-      const message = `could not create a run folder in ${store.rootDir}: ${(error as Error).message}; answers are not saved`;
-      warn(message);
-      this.options.logger.error({ err: error }, message);
-      return undefined;
-    });
+  private making(): RunMaking {
+    const { store, logger, redact } = this.options;
+    return { store, logger, redact, owner: this.owner };
   }
 
   /** Starts the run and remembers it for its request while it runs and a while after. */

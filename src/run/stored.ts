@@ -3,7 +3,7 @@ import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
 import { candidateFile } from './files.js';
 import { alive } from './liveness.js';
 import { recordSchema, type CandidateRecord, type RunRecord } from './record.js';
-import type { RunTexts } from './run.js';
+import type { RunTexts } from './view.js';
 import type { LookupError } from './service.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
@@ -115,6 +115,10 @@ export class StoredRun {
   /** A running run is live while the process running it is: the kernel or its lease tells, never the journal's age. */
   private async askOwner(): Promise<void> {
     this.ownerAlive = this.record.status === 'running' && (await alive(this.record, this.store.leases));
+    if (this.record.status !== 'running' || this.ownerAlive) return;
+    // Gone since the journal was read? Its last entry may have landed meanwhile: that, not the older read, tells how it ended.
+    const again = await readRecord(this.folder, this.maxBytes);
+    if (again.ok) this.record = again.value;
   }
 
   private read(name: string, maxBytes: number): Promise<string | undefined> {

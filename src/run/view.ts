@@ -1,7 +1,13 @@
 import type { RunState } from './record.js';
-import type { RunTexts } from './run.js';
 import type { RunView } from './service.js';
 import { fairCaps } from './synthesis.js';
+
+/** The texts of a run, held in memory or read from its folder: the synthesized answer, and the candidates' answers (or their starts). */
+export interface RunTexts {
+  answer: string | undefined;
+  answers: ReadonlyMap<number, string>;
+  dir: string | undefined;
+}
 
 /**
  * A run's view for a result of at most `maxChars` characters of answers: the synthesized answer
