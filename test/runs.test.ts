@@ -412,6 +412,17 @@ describe('an interrupted run', () => {
     expect(['race/one', 'race/two', 'race/three', 'race/synth'].map(requests)).toEqual([1, 1, 2, 1]);
   });
 
+  it('is never taken over by another version: the same request asks anew, and the other version’s run is left as it was', async () => {
+    const { outputDir, env, data } = await interruptedRun('other-version');
+    await rewriteJournal(data.run_folder!, (journal) => Object.assign(journal, { owner: { ...journal.owner, version: '0.0.1-older' } }));
+    fake.on('other-version/three', { answer: 'three', delayMs: 10 });
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { data: asked } = await processPrompt(second, { prompt: 'q' });
+    expect(asked).toMatchObject({ joined: 'new', status: 'complete' });
+    expect(asked!.run_id).not.toBe(data.run_id);
+    expect((await readJournal(data.run_folder!)).status).toBe('interrupted');
+  });
+
   it('is resumed however many processes claimed it and died before resuming it', async () => {
     const { outputDir, env, data } = await interruptedRun('claimed');
     const claims = path.join(outputDir, '.requests', (await readdir(path.join(outputDir, '.requests')))[0]!);
