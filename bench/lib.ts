@@ -223,7 +223,7 @@ export async function startMinimalConsumer(environment: Record<string, string>) 
 
 /** What the benches read of a `node --cpu-prof` profile. */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }>;
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }>;
 }
 
 /** The `top` frames with the most samples of their own, as a share of all samples. */
