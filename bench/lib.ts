@@ -5,10 +5,12 @@
  * that compare this server with the reference put their figures in `rows`, which `npm run
  * bench` prints as one table.
  */
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -191,4 +193,52 @@ export async function interleaved<Side extends string>(
     for (const side of order) results[side].push(await measure(side, round));
   }
   return results;
+}
+
+/**
+ * The minimal streaming consumer (bench/reference/minimal-consumer.js) as a long-lived process:
+ * one line per call in, one line per call out. Calls overlap: each is served as its line comes,
+ * so many calls at once read many streams at once.
+ */
+export async function startMinimalConsumer(environment: Record<string, string>) {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'reference', 'minimal-consumer.js')], { env: environment, stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map<number, () => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.get((JSON.parse(line) as { id: number }).id)?.());
+  const dir = await tempOutputDir();
+  let calls = 0;
+  return {
+    pid: child.pid!,
+    ask: (models: string[]) =>
+      new Promise<void>((resolve) => {
+        const id = ++calls;
+        waiting.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ id, models, dir })}\n`);
+      }),
+    close: async () => {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** What the benches read of a `node --cpu-prof` profile. */
+export interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }>;
+}
+
+/** The `top` frames with the most samples of their own, as a share of all samples. */
+export function topFrames(profile: CpuProfile, top: number): Array<{ frame: string; selfPercent: number }> {
+  const byFrame = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    total += hits;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const frame = `${functionName || '(anonymous)'} ${path.basename(url)}:${lineNumber + 1}`;
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + hits);
+  }
+  return [...byFrame.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([frame, hits]) => ({ frame, selfPercent: round((100 * hits) / total) }));
 }

@@ -7,17 +7,11 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assertAnswered, connect, freshPrompt, installedBin, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+import { assertAnswered, connect, freshPrompt, installedBin, processPrompt, report, serverEnv, startFakeOpenRouter, tempOutputDir, topFrames, type CpuProfile } from './lib.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
 const CALLS = 3;
 const TOP = 15;
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
 
 const fake = await startFakeOpenRouter();
 const models = Array.from({ length: 5 }, (_, i) => `big/${i + 1}`);
@@ -37,29 +31,12 @@ await cleanup();
 
 const saved = path.join(import.meta.dirname, 'profiles');
 await mkdir(saved, { recursive: true });
-const tops: Record<string, Array<{ frame: string; selfPercent: number }>> = {};
+const tops: Record<string, ReturnType<typeof topFrames>> = {};
 for (const [i, file] of (await readdir(profileDir)).filter((name) => name.endsWith('.cpuprofile')).entries()) {
   const text = await readFile(path.join(profileDir, file), 'utf8');
   const name = i === 0 ? 'big-stream.cpuprofile' : `big-stream-${i + 1}.cpuprofile`;
   await writeFile(path.join(saved, name), text);
-  tops[name] = topFrames(JSON.parse(text) as { nodes: ProfileNode[] });
+  tops[name] = topFrames(JSON.parse(text) as CpuProfile, TOP);
 }
 await rm(profileDir, { recursive: true, force: true });
 await report('profile', { calls: CALLS, top: tops });
-
-/** The frames with the most samples of their own, as a share of all samples. */
-function topFrames(profile: { nodes: ProfileNode[] }): Array<{ frame: string; selfPercent: number }> {
-  const byFrame = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
-    total += hits;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const frame = `${functionName || '(anonymous)'} ${path.basename(url)}:${lineNumber + 1}`;
-    byFrame.set(frame, (byFrame.get(frame) ?? 0) + hits);
-  }
-  return [...byFrame.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, TOP)
-    .map(([frame, hits]) => ({ frame, selfPercent: round((100 * hits) / total) }));
-}

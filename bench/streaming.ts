@@ -11,10 +11,8 @@
  * Our server gets PARALLEL_LLM_MAX_CONCURRENCY=40, so that 8 calls × 5 models stream at once as
  * they do in the references, which have no limit. Medians of BENCH_ROUNDS (3).
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { assertAnswered, connect, freshPrompt, installedBin, interleaved, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir, type Row } from './lib.js';
+import { assertAnswered, connect, freshPrompt, installedBin, interleaved, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, startMinimalConsumer, tempOutputDir, type Row } from './lib.js';
 import { cpuNs, pidsRunning, productPaths } from './procs.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
@@ -127,25 +125,3 @@ await report('streaming', {
   cpuMs: all('cpuMs'),
   cpuPerEventUs: Object.fromEntries(Object.entries(perEvent).map(([shape, sides]) => [shape, { ours: sides.ours.map((us) => round(us, 2)), minimal: sides.minimal.map((us) => round(us, 2)) }])),
 });
-
-/** The minimal consumer as a long-lived process: one line per call in, one line per call out. */
-async function startMinimalConsumer(environment: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'reference', 'minimal-consumer.js')], { env: environment, stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting = new Map<number, () => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.get((JSON.parse(line) as { id: number }).id)?.());
-  const dir = await tempOutputDir();
-  let calls = 0;
-  return {
-    pid: child.pid!,
-    ask: (models: string[]) =>
-      new Promise<void>((resolve) => {
-        const id = ++calls;
-        waiting.set(id, resolve);
-        child.stdin.write(`${JSON.stringify({ id, models, dir })}\n`);
-      }),
-    close: async () => {
-      child.stdin.end();
-      await new Promise((resolve) => child.once('exit', resolve));
-    },
-  };
-}
