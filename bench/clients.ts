@@ -41,7 +41,25 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { stopHostsUnder } from '../test/support/hosts.js';
-import { assertAnswered, connect, freshPrompt, installedBin, median, processPrompt, report, round, rssMiB, serverEnv, startFakeOpenRouter, startMinimalConsumer, tempOutputDir, topFrames, type CpuProfile, type Row, type Session } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  installedBin,
+  median,
+  processPrompt,
+  report,
+  round,
+  rssMiB,
+  serverEnv,
+  startFakeOpenRouter,
+  startMinimalConsumer,
+  tempOutputDir,
+  topFrames,
+  type CpuProfile,
+  type Row,
+  type Session,
+} from './lib.js';
 import { cpuNs, pidsRunning, productPaths } from './procs.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
@@ -80,7 +98,9 @@ const env = serverEnv(fake, outputDir, { PARALLEL_LLM_SYNTHESIZER_MODEL: 'client
 const sessions: Session[] = [];
 const startedAt = performance.now();
 for (let i = 0; i < CLIENTS; i += START_BATCH) {
-  const batch = Array.from({ length: Math.min(START_BATCH, CLIENTS - i) }, (_, j) => connect({ command: process.execPath, args: [binPath] }, env, `client-${i + j + 1}`));
+  const batch = Array.from({ length: Math.min(START_BATCH, CLIENTS - i) }, (_, j) =>
+    connect({ command: process.execPath, args: [binPath] }, env, `client-${i + j + 1}`),
+  );
   sessions.push(...(await Promise.all(batch)));
 }
 process.stderr.write(`${CLIENTS} servers started in ${round(performance.now() - startedAt, 0)} ms\n`);
@@ -118,7 +138,7 @@ const hostsSeen = new Set<number>();
 /** Waits until `pids` have stopped working (under 1 ms of CPU in 100 ms, all together; 5 s at most): how long that took. */
 async function settled(pids: number[]): Promise<number> {
   const started = performance.now();
-  for (let before = await cpuNs(pids); performance.now() - started < 5000; ) {
+  for (let before = await cpuNs(pids); performance.now() - started < 5000;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = await cpuNs(pids);
     if (now - before < SETTLED_NS) break;
@@ -131,7 +151,12 @@ async function settled(pids: number[]): Promise<number> {
 async function call(side: Side, i: number, model: string): Promise<number> {
   const started = performance.now();
   if (side === 'minimal') await minimal.ask([model]);
-  else assertAnswered(sessions[i]!, await processPrompt(sessions[i]!, { prompt: freshPrompt('clients'), models: [model] }, { timeout: 600_000 }), `client ${i + 1}'s call`);
+  else
+    assertAnswered(
+      sessions[i]!,
+      await processPrompt(sessions[i]!, { prompt: freshPrompt('clients'), models: [model] }, { timeout: 600_000 }),
+      `client ${i + 1}'s call`,
+    );
   return performance.now() - started;
 }
 
@@ -182,12 +207,24 @@ async function idle(): Promise<Record<Side, Idle>> {
   const end = await cpu();
   const ms = (ns: number) => ns / 1e6;
   return {
-    ours: { hostCpuMs: ms(end.host - start.host), allCpuMs: ms(end.host + end.servers - start.host - start.servers), lastCpuMs: ms(end.host + end.servers - late.host - late.servers) },
-    minimal: { hostCpuMs: ms(end.minimal - start.minimal), allCpuMs: ms(end.minimal - start.minimal), lastCpuMs: ms(end.minimal - late.minimal) },
+    ours: {
+      hostCpuMs: ms(end.host - start.host),
+      allCpuMs: ms(end.host + end.servers - start.host - start.servers),
+      lastCpuMs: ms(end.host + end.servers - late.host - late.servers),
+    },
+    minimal: {
+      hostCpuMs: ms(end.minimal - start.minimal),
+      allCpuMs: ms(end.minimal - start.minimal),
+      lastCpuMs: ms(end.minimal - late.minimal),
+    },
   };
 }
 
-const results: Record<'big' | 'fixed', Record<Side, Measured[]>> & { idle: Record<Side, Idle[]> } = { big: { ours: [], minimal: [] }, fixed: { ours: [], minimal: [] }, idle: { ours: [], minimal: [] } };
+const results: Record<'big' | 'fixed', Record<Side, Measured[]>> & { idle: Record<Side, Idle[]> } = {
+  big: { ours: [], minimal: [] },
+  fixed: { ours: [], minimal: [] },
+  idle: { ours: [], minimal: [] },
+};
 /** A round: each side's 50 calls of the big streams, then of the short ones, the sides taking turns in which goes first; then the idle wait. */
 async function measureRound(r: number, keep: boolean): Promise<void> {
   for (const side of r % 2 === 0 ? (['ours', 'minimal'] as const) : (['minimal', 'ours'] as const)) {
@@ -201,7 +238,9 @@ async function measureRound(r: number, keep: boolean): Promise<void> {
   }
   const quiet = await idle();
   if (keep) (['ours', 'minimal'] as const).forEach((side) => results.idle[side].push(quiet[side]));
-  process.stderr.write(`  idle ${IDLE_MS / 1000} s after: ours host ${round(quiet.ours.hostCpuMs, 0)} ms, all ${round(quiet.ours.allCpuMs, 0)} ms; minimal ${round(quiet.minimal.allCpuMs, 0)} ms\n`);
+  process.stderr.write(
+    `  idle ${IDLE_MS / 1000} s after: ours host ${round(quiet.ours.hostCpuMs, 0)} ms, all ${round(quiet.ours.allCpuMs, 0)} ms; minimal ${round(quiet.minimal.allCpuMs, 0)} ms\n`,
+  );
 }
 
 // Warm-up: the first call starts the run host, every server connects to it; both sides load their code paths.
@@ -220,20 +259,32 @@ await Promise.all(sessions.map((session) => session.client.close()));
 await stopHostsUnder(outputDir);
 await minimal.close();
 let leftAfterStop = await pidsRunning(ourPaths);
-for (const waitUntil = performance.now() + 5000; leftAfterStop.length > 0 && performance.now() < waitUntil; leftAfterStop = await pidsRunning(ourPaths)) await new Promise((resolve) => setTimeout(resolve, 50));
+for (
+  const waitUntil = performance.now() + 5000;
+  leftAfterStop.length > 0 && performance.now() < waitUntil;
+  leftAfterStop = await pidsRunning(ourPaths)
+)
+  await new Promise((resolve) => setTimeout(resolve, 50));
 for (const pid of leftAfterStop) process.kill(pid, 'SIGKILL');
 await fake.close();
 await cleanup();
 const hostProfile = profileDir === undefined ? undefined : await saveProfile(profileDir);
 
-const medianOf = (shape: 'big' | 'fixed', side: Side, key: 'ms' | 'hostCpuMs' | 'allCpuMs') => median(results[shape][side].map((measured) => measured[key]));
+const medianOf = (shape: 'big' | 'fixed', side: Side, key: 'ms' | 'hostCpuMs' | 'allCpuMs') =>
+  median(results[shape][side].map((measured) => measured[key]));
 const bigEvents = CLIENTS * EVENTS;
 /** µs per event: the window over its events (each round), or the medians' difference from the short calls' window over the difference in events. */
 const perEvent = (side: Side, key: 'hostCpuMs' | 'allCpuMs') => results.big[side].map((measured) => (measured[key] * 1000) / bigEvents);
-const fixedOut = (side: Side, key: 'hostCpuMs' | 'allCpuMs') => ((medianOf('big', side, key) - medianOf('fixed', side, key)) * 1000) / (CLIENTS * (EVENTS - FIXED_EVENTS));
+const fixedOut = (side: Side, key: 'hostCpuMs' | 'allCpuMs') =>
+  ((medianOf('big', side, key) - medianOf('fixed', side, key)) * 1000) / (CLIENTS * (EVENTS - FIXED_EVENTS));
 /** µs per event, of each round, with the idle CPU after the round counted too. */
-const withIdle = (side: Side, key: 'hostCpuMs' | 'allCpuMs') => results.big[side].map((measured, r) => ((measured[key] + results.idle[side][r]![key]) * 1000) / bigEvents);
-const served = { hosts: hostsSeen.size, everyWindowOneHost: results.big.ours.concat(results.fixed.ours).every((measured) => measured.hosts!.length === 1), servedByHost };
+const withIdle = (side: Side, key: 'hostCpuMs' | 'allCpuMs') =>
+  results.big[side].map((measured, r) => ((measured[key] + results.idle[side][r]![key]) * 1000) / bigEvents);
+const served = {
+  hosts: hostsSeen.size,
+  everyWindowOneHost: results.big.ours.concat(results.fixed.ours).every((measured) => measured.hosts!.length === 1),
+  servedByHost,
+};
 
 const label = `${CLIENTS} clients' calls at once, each 1 model × ${ANSWER_CHARS / 1024} KiB in 64-char events`;
 const [oursMs, minimalMs] = [medianOf('big', 'ours', 'ms'), medianOf('big', 'minimal', 'ms')];
@@ -246,7 +297,14 @@ const rows: Row[] = [
     target: '= 1',
     met: served.hosts === 1 && served.everyWindowOneHost && served.servedByHost === CLIENTS,
   },
-  { figure: `${label}: wall time of the ${CLIENTS} calls, against the minimal streaming consumer, median`, unit: 'ms', ours: round(oursMs, 0), reference: round(minimalMs, 0), target: `≤ ${WALL_TARGET} × minimal`, met: oursMs <= WALL_TARGET * minimalMs },
+  {
+    figure: `${label}: wall time of the ${CLIENTS} calls, against the minimal streaming consumer, median`,
+    unit: 'ms',
+    ours: round(oursMs, 0),
+    reference: round(minimalMs, 0),
+    target: `≤ ${WALL_TARGET} × minimal`,
+    met: oursMs <= WALL_TARGET * minimalMs,
+  },
   {
     figure: `${label}: one call's own time (median of the ${CLIENTS}), median`,
     unit: 'ms',
@@ -262,7 +320,11 @@ for (const [key, who] of [
   const figures = [
     ['all of it (the window, to idle after the last answer)', median(perEvent('ours', key)), median(perEvent('minimal', key))],
     [`fixed cost out (less ${CLIENTS} calls of ${FIXED_EVENTS} events)`, fixedOut('ours', key), fixedOut('minimal', key)],
-    [`all of it and the CPU of the ${IDLE_MS / 1000} s idle after each round (V8's memory reducer)`, median(withIdle('ours', key)), median(withIdle('minimal', key))],
+    [
+      `all of it and the CPU of the ${IDLE_MS / 1000} s idle after each round (V8's memory reducer)`,
+      median(withIdle('ours', key)),
+      median(withIdle('minimal', key)),
+    ],
   ] as const;
   for (const [how, ours, reference] of figures) {
     const limit = Math.max(CPU_TARGET.ratio * reference, CPU_TARGET.floorUs);
@@ -276,9 +338,18 @@ for (const [key, who] of [
     });
   }
 }
-rows.push({ figure: `${label}: peak RSS of the run host (VmHWM, whole bench), against the minimal consumer's`, unit: 'MiB', ours: round(hostPeakMiB), reference: round(minimalPeakMiB), target: '—' });
+rows.push({
+  figure: `${label}: peak RSS of the run host (VmHWM, whole bench), against the minimal consumer's`,
+  unit: 'MiB',
+  ours: round(hostPeakMiB),
+  reference: round(minimalPeakMiB),
+  target: '—',
+});
 
-const all = (shape: 'big' | 'fixed', key: 'ms' | 'hostCpuMs' | 'allCpuMs') => ({ ours: results[shape].ours.map((m) => round(m[key], 0)), minimal: results[shape].minimal.map((m) => round(m[key], 0)) });
+const all = (shape: 'big' | 'fixed', key: 'ms' | 'hostCpuMs' | 'allCpuMs') => ({
+  ours: results[shape].ours.map((m) => round(m[key], 0)),
+  minimal: results[shape].minimal.map((m) => round(m[key], 0)),
+});
 await report('clients', {
   clients: CLIENTS,
   rounds: ROUNDS,
@@ -289,21 +360,50 @@ await report('clients', {
   rows,
   served: { ...served, hostPids: [...hostsSeen], serversAtEnd: serversAtEnd.length, leftAfterStop },
   wallMs: all('big', 'ms'),
-  callMsMedian: { ours: results.big.ours.map((m) => round(median(m.callMs), 0)), minimal: results.big.minimal.map((m) => round(median(m.callMs), 0)) },
+  callMsMedian: {
+    ours: results.big.ours.map((m) => round(median(m.callMs), 0)),
+    minimal: results.big.minimal.map((m) => round(median(m.callMs), 0)),
+  },
   settleMs: { ours: results.big.ours.map((m) => round(m.settleMs, 0)), minimal: results.big.minimal.map((m) => round(m.settleMs, 0)) },
-  callMsMax: { ours: results.big.ours.map((m) => round(Math.max(...m.callMs), 0)), minimal: results.big.minimal.map((m) => round(Math.max(...m.callMs), 0)) },
+  callMsMax: {
+    ours: results.big.ours.map((m) => round(Math.max(...m.callMs), 0)),
+    minimal: results.big.minimal.map((m) => round(Math.max(...m.callMs), 0)),
+  },
   hostCpuMs: all('big', 'hostCpuMs'),
   allCpuMs: all('big', 'allCpuMs'),
   fixed: { wallMs: all('fixed', 'ms'), hostCpuMs: all('fixed', 'hostCpuMs'), allCpuMs: all('fixed', 'allCpuMs') },
   cpuPerEventUs: Object.fromEntries(
     (['hostCpuMs', 'allCpuMs'] as const).map((key) => {
-      const sides = (of: (side: Side, key: 'hostCpuMs' | 'allCpuMs') => number[]) => ({ ours: of('ours', key).map((us) => round(us, 2)), minimal: of('minimal', key).map((us) => round(us, 2)) });
-      return [key === 'hostCpuMs' ? 'host' : 'all', { window: sides(perEvent), withIdle: sides(withIdle), fixedOut: { ours: round(fixedOut('ours', key), 2), minimal: round(fixedOut('minimal', key), 2) } }];
+      const sides = (of: (side: Side, key: 'hostCpuMs' | 'allCpuMs') => number[]) => ({
+        ours: of('ours', key).map((us) => round(us, 2)),
+        minimal: of('minimal', key).map((us) => round(us, 2)),
+      });
+      return [
+        key === 'hostCpuMs' ? 'host' : 'all',
+        {
+          window: sides(perEvent),
+          withIdle: sides(withIdle),
+          fixedOut: { ours: round(fixedOut('ours', key), 2), minimal: round(fixedOut('minimal', key), 2) },
+        },
+      ];
     }),
   ),
-  idleAfterRoundMs: Object.fromEntries((['ours', 'minimal'] as const).map((side) => [side, results.idle[side].map((quiet) => ({ host: round(quiet.hostCpuMs, 0), all: round(quiet.allCpuMs, 0), last5s: round(quiet.lastCpuMs, 1) }))])),
+  idleAfterRoundMs: Object.fromEntries(
+    (['ours', 'minimal'] as const).map((side) => [
+      side,
+      results.idle[side].map((quiet) => ({
+        host: round(quiet.hostCpuMs, 0),
+        all: round(quiet.allCpuMs, 0),
+        last5s: round(quiet.lastCpuMs, 1),
+      })),
+    ]),
+  ),
   ...(hostProfile ? { hostProfile } : {}),
-  rssMiB: { hostPeak: round(hostPeakMiB), minimalPeak: round(minimalPeakMiB), serversNow: { count: serverRss.length, sum: round(serverRss.reduce((a, b) => a + b, 0)), max: round(Math.max(...serverRss)) } },
+  rssMiB: {
+    hostPeak: round(hostPeakMiB),
+    minimalPeak: round(minimalPeakMiB),
+    serversNow: { count: serverRss.length, sum: round(serverRss.reduce((a, b) => a + b, 0)), max: round(Math.max(...serverRss)) },
+  },
 });
 
 /**
@@ -319,7 +419,11 @@ async function startProfiledHost(): Promise<string> {
   const said = spawnSync(process.execPath, [bin, 'host', 'none'], { cwd: hostDir, env, encoding: 'utf8' }).stdout;
   const id = /settings \((\w+)\)/.exec(said)?.[1];
   if (!id) throw new Error(`the run host did not say its name: ${said}`);
-  const host = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--max-semi-space-size=4', '--liftoff-only', bin, 'host', id], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], cwd: hostDir, env });
+  const host = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--max-semi-space-size=4', '--liftoff-only', bin, 'host', id],
+    { detached: true, stdio: ['ignore', 'pipe', 'ignore'], cwd: hostDir, env },
+  );
   const line = await new Promise<string>((resolve) => host.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim())));
   host.stdout.destroy();
   host.unref();
@@ -328,7 +432,9 @@ async function startProfiledHost(): Promise<string> {
 }
 
 /** Saves the host's profile in bench/results/ (not committed) and returns where its busy samples went and its top frames among them. */
-async function saveProfile(dir: string): Promise<{ file: string; busySamples: number; where: Array<{ what: string; percent: number }>; top: ReturnType<typeof topFrames> }> {
+async function saveProfile(
+  dir: string,
+): Promise<{ file: string; busySamples: number; where: Array<{ what: string; percent: number }>; top: ReturnType<typeof topFrames> }> {
   const [name] = (await readdir(dir)).filter((file) => file.endsWith('.cpuprofile'));
   const text = await readFile(path.join(dir, name!), 'utf8');
   await rm(dir, { recursive: true, force: true });
@@ -348,16 +454,49 @@ async function saveProfile(dir: string): Promise<{ file: string; busySamples: nu
 function whereTimeGoes(profile: CpuProfile): { busySamples: number; where: Array<{ what: string; percent: number }> } {
   const kinds: Array<[string, (names: string[], files: string[]) => boolean]> = [
     ['garbage collector', (names) => names[0] === '(garbage collector)'],
-    ['answer files (batched writes)', (names) => names.some((n) => ['writeBatches', 'appendAll', 'pump', 'takeBatches', 'flushFile', 'FileWriter', 'writer'].includes(n))],
+    [
+      'answer files (batched writes)',
+      (names) => names.some((n) => ['writeBatches', 'appendAll', 'pump', 'takeBatches', 'flushFile', 'FileWriter', 'writer'].includes(n)),
+    ],
     ['reading the streams (SSE, JSON.parse, redaction, the answer in memory)', (names) => names.includes('readStream')],
     ['the synthesis prompt', (names) => names.some((n) => ['buildSynthesisPrompt', 'synthesize'].includes(n))],
     [
       'run folder, journal, request index (files under time limits)',
-      (names) => names.some((n) => ['withTimeLimit', 'writeTemporary', 'save', 'claim', 'remakeBelow', 'ensurePrivateDir', 'readOwnFile', 'checkRootDir', 'createFile', 'inFolders', 'openNew', 'readRecord', 'publish'].includes(n)),
+      (names) =>
+        names.some((n) =>
+          [
+            'withTimeLimit',
+            'writeTemporary',
+            'save',
+            'claim',
+            'remakeBelow',
+            'ensurePrivateDir',
+            'readOwnFile',
+            'checkRootDir',
+            'createFile',
+            'inFolders',
+            'openNew',
+            'readRecord',
+            'publish',
+          ].includes(n),
+        ),
     ],
     [
-      'MCP with the servers (the SDK, zod, the socket, the tools\' own work)',
-      (names) => names.some((n) => ['_onrequest', '_onresponse', '_transport.onmessage', 'then.then.then.errorResponse.jsonrpc', 'wrappedHandler', 'executeToolHandler', 'validateToolInput', 'serializeMessage', 'Socket._writeGeneric'].includes(n)),
+      "MCP with the servers (the SDK, zod, the socket, the tools' own work)",
+      (names) =>
+        names.some((n) =>
+          [
+            '_onrequest',
+            '_onresponse',
+            '_transport.onmessage',
+            'then.then.then.errorResponse.jsonrpc',
+            'wrappedHandler',
+            'executeToolHandler',
+            'validateToolInput',
+            'serializeMessage',
+            'Socket._writeGeneric',
+          ].includes(n),
+        ),
     ],
     ['logging (pino)', (names) => names.includes('LOG')],
     ['HTTP (undici)', (_, files) => files.some((f) => f.startsWith('undici'))],

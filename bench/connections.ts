@@ -3,7 +3,18 @@
  * a synthesizer (60 requests), each server with its own fake so each count is its own.
  * Ours keeps a pool of at most PARALLEL_LLM_MAX_CONCURRENCY (5 by default) connections.
  */
-import { assertAnswered, connect, freshPrompt, processPrompt, report, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir, type ServerCommand } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  processPrompt,
+  report,
+  serversUnderTest,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type ServerCommand,
+} from './lib.js';
 
 const CALLS = 10;
 const MAX_CONCURRENCY = 5;
@@ -15,7 +26,8 @@ async function connectionsFor(server: ServerCommand): Promise<number> {
   fake.on('n/synth', { answer: 'synthesized', delayMs: 20 });
   const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'n/synth' });
   const session = await connect(server, env);
-  for (let i = 0; i < CALLS; i++) assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('connections') }), 'a connections call');
+  for (let i = 0; i < CALLS; i++)
+    assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('connections') }), 'a connections call');
   await session.close();
   await fake.close();
   return fake.connections;

@@ -19,12 +19,17 @@ const models = Array.from({ length: MODELS }, (_, i) => `huge/${i + 1}`);
 const [opening, ...rest] = streamEvents('huge', piecesOf(prose(1_000_000), 64));
 const ending = rest.splice(-2).join('');
 const block = Buffer.from(rest.join(''));
-for (const model of models) fake.on(model, { raw: [Buffer.from(opening!), ...Array<Buffer>(ANSWER_MB).fill(block), Buffer.from(ending)], pauseMs: 0 });
+for (const model of models)
+  fake.on(model, { raw: [Buffer.from(opening!), ...Array<Buffer>(ANSWER_MB).fill(block), Buffer.from(ending)], pauseMs: 0 });
 fake.on('huge/synth', { answer: 'synthesized' });
 
 const { binPath, cleanup } = await installedBin();
 const paths = await productPaths(binPath);
-const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'huge/synth', PARALLEL_LLM_MAX_CONCURRENCY: String(MODELS) });
+const env = serverEnv(fake, await tempOutputDir(), {
+  PARALLEL_LLM_MODELS: models.join(','),
+  PARALLEL_LLM_SYNTHESIZER_MODEL: 'huge/synth',
+  PARALLEL_LLM_MAX_CONCURRENCY: String(MODELS),
+});
 const session = await connect({ command: process.execPath, args: [binPath] }, env);
 const sampler = samplePeakRss(paths);
 const started = performance.now();
@@ -46,7 +51,9 @@ await cleanup();
 const candidates = (data as { models?: Array<{ status: string; chars?: number | null; truncated?: boolean }> }).models ?? [];
 const capped = candidates.filter((candidate) => candidate.status === 'answered' && candidate.truncated);
 const met = !result.isError && alive && after && capped.length === MODELS && peakMiB <= TARGET_MIB;
-process.stderr.write(`${round(ms / 1000)} s; ${capped.length} of ${MODELS} answers capped; alive: ${alive && after}; peak ${round(peakMiB)} MiB\n`);
+process.stderr.write(
+  `${round(ms / 1000)} s; ${capped.length} of ${MODELS} answers capped; alive: ${alive && after}; peak ${round(peakMiB)} MiB\n`,
+);
 await report('huge', {
   models: MODELS,
   offeredMBEach: ANSWER_MB,

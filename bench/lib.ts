@@ -118,7 +118,10 @@ export async function processPrompt(
 /** Throws unless the call produced a whole answer: our status `complete`, or the reference's text without isError. */
 export function assertAnswered(session: Session, { result, data }: { result: CallToolResult; data: ResultData }, what: string): void {
   if (!result.isError && (data.status === undefined || data.status === 'complete')) return;
-  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('').slice(0, 500);
+  const text = result.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .slice(0, 500);
   throw new Error(`${what} ended ${data.status ?? 'in error'}: ${text}\n${session.stderrTail()}`);
 }
 
@@ -201,7 +204,10 @@ export async function interleaved<Side extends string>(
  * so many calls at once read many streams at once.
  */
 export async function startMinimalConsumer(environment: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'reference', 'minimal-consumer.js')], { env: environment, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'reference', 'minimal-consumer.js')], {
+    env: environment,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const waiting = new Map<number, () => void>();
   createInterface({ input: child.stdout }).on('line', (line) => waiting.get((JSON.parse(line) as { id: number }).id)?.());
   const dir = await tempOutputDir();
@@ -223,7 +229,12 @@ export async function startMinimalConsumer(environment: Record<string, string>) 
 
 /** What the benches read of a `node --cpu-prof` profile. */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }>;
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    hitCount?: number;
+    children?: number[];
+  }>;
 }
 
 /** The `top` frames with the most samples of their own, as a share of all samples. */

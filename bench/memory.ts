@@ -8,7 +8,22 @@
  * runs in a fresh process per round; the sides take turns; medians of BENCH_ROUNDS (3) each.
  */
 import path from 'node:path';
-import { assertAnswered, connect, freshPrompt, installedBin, interleaved, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir, type Row, type ServerCommand } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  installedBin,
+  interleaved,
+  median,
+  processPrompt,
+  report,
+  round,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type Row,
+  type ServerCommand,
+} from './lib.js';
 import { productPaths, samplePeakRss } from './procs.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
@@ -19,7 +34,11 @@ const TARGET_MIB = 150;
 const SHAPES = {
   prose: { label: 'prose in 64-char events', answerChars: 2 * MIB, pieces: (chars: number) => piecesOf(prose(chars), 64) },
   digits: { label: 'one digit in 32 KiB events', answerChars: 2 * MIB, pieces: (chars: number) => piecesOf('7'.repeat(chars), 32 * 1024) },
-  longer: { label: 'prose in 64-char events, answers of 8 MiB', answerChars: 8 * MIB, pieces: (chars: number) => piecesOf(prose(chars), 64) },
+  longer: {
+    label: 'prose in 64-char events, answers of 8 MiB',
+    answerChars: 8 * MIB,
+    pieces: (chars: number) => piecesOf(prose(chars), 64),
+  },
 };
 type Shape = keyof typeof SHAPES;
 
@@ -36,12 +55,18 @@ fake.on('m/synth', { answer: 'synthesized', delayMs: 50 });
 const { binPath, cleanup } = await installedBin();
 const sides = {
   ours: { server: { command: process.execPath, args: [binPath] }, paths: await productPaths(binPath) },
-  reference: { server: { command: process.execPath, args: [path.join(import.meta.dirname, 'reference', 'server.js')] }, paths: [] as string[] },
+  reference: {
+    server: { command: process.execPath, args: [path.join(import.meta.dirname, 'reference', 'server.js')] },
+    paths: [] as string[],
+  },
 };
 
 /** The peak of the side's processes, summed, while it answers CALLS calls at once. */
 async function peakRss(server: ServerCommand, paths: string[], shape: Shape): Promise<number> {
-  const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: modelsOf[shape].join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'm/synth' });
+  const env = serverEnv(fake, await tempOutputDir(), {
+    PARALLEL_LLM_MODELS: modelsOf[shape].join(','),
+    PARALLEL_LLM_SYNTHESIZER_MODEL: 'm/synth',
+  });
   const session = await connect(server, env);
   // The reference's one process is found by its pid's command line, as ours are by the bin's path.
   const sampler = samplePeakRss(paths.length > 0 ? paths : [server.args[0]!]);
@@ -55,7 +80,9 @@ async function peakRss(server: ServerCommand, paths: string[], shape: Shape): Pr
 const rows: Row[] = [];
 const peaks: Record<string, Record<string, number[]>> = {};
 for (const shape of ['prose', 'digits'] as const) {
-  const measured = await interleaved(ROUNDS, ['ours', 'reference'] as const, (side) => peakRss(sides[side].server, sides[side].paths, shape));
+  const measured = await interleaved(ROUNDS, ['ours', 'reference'] as const, (side) =>
+    peakRss(sides[side].server, sides[side].paths, shape),
+  );
   peaks[shape] = { ours: measured.ours.map((mib) => round(mib)), reference: measured.reference.map((mib) => round(mib)) };
   const [ours, reference] = [median(measured.ours), median(measured.reference)];
   rows.push({

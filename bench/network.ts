@@ -150,7 +150,10 @@ function preflight(): void {
 
 function addresses(): void {
   // IPv4 only: keeps IPv6 neighbour discovery chatter off the link (best effort).
-  for (const [dev, inNamespace] of [[CLIENT_DEV, false], [SERVER_DEV, true]] as const) {
+  for (const [dev, inNamespace] of [
+    [CLIENT_DEV, false],
+    [SERVER_DEV, true],
+  ] as const) {
     const knob = `/proc/sys/net/ipv6/conf/${dev}/disable_ipv6`;
     try {
       if (inNamespace) inNs('sh', '-c', `echo 1 > ${knob}`);
@@ -188,9 +191,13 @@ function tryNetem(): { ok: true } | { ok: false; reason: string } {
 }
 
 async function startDelayLine(): Promise<{ stats: () => Promise<unknown> }> {
-  const child = spawn('python3', [path.join(projectRoot, 'bench/support/delay-line.py'), CLIENT_DEV, SERVER_DEV, String(ONE_WAY_DELAY_MS)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'python3',
+    [path.join(projectRoot, 'bench/support/delay-line.py'), CLIENT_DEV, SERVER_DEV, String(ONE_WAY_DELAY_MS)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   // Teardown runs last-in first-out: stop the delay line, then delete what is left of its devices.
   teardown.push({ what: 'delay line devices', run: () => void ip('link', 'del', CLIENT_DEV) });
   killOnTeardown(child, 'delay line');
@@ -253,17 +260,32 @@ async function tlsHandshake(port: number, ca: string): Promise<{ ms: number; pro
   return { ms, protocol };
 }
 
-const summary = (values: number[]) => ({ n: values.length, median: round(median(values)), p95: round(percentile(values, 95)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+const summary = (values: number[]) => ({
+  n: values.length,
+  median: round(median(values)),
+  p95: round(percentile(values, 95)),
+  min: round(Math.min(...values)),
+  max: round(Math.max(...values)),
+});
 
 // ---- the bench ----
 
 /** One design's run in a fresh client process; the server's counters are read around it. */
-async function runClient(design: Design, url: string, certPath: string, counters: () => Promise<Counters>): Promise<{ run: ClientRun; server: Counters }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/network-client.ts', design, url, String(CALLS), String(MODELS)], {
-    cwd: projectRoot,
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+async function runClient(
+  design: Design,
+  url: string,
+  certPath: string,
+  counters: () => Promise<Counters>,
+): Promise<{ run: ClientRun; server: Counters }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/support/network-client.ts', design, url, String(CALLS), String(MODELS)],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   killOnTeardown(child, `${design} client`);
   const next = lines(child.stdout!, `${design} client`);
   if (!(JSON.parse(await next(60_000)) as { warm?: boolean }).warm) throw new Error(`${design} client did not warm up`);
@@ -289,8 +311,21 @@ async function main(): Promise<void> {
   const keyPath = path.join(dir, 'key.pem');
   const certPath = path.join(dir, 'cert.pem');
   run('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath,
-    '-subj', '/CN=fake-openrouter', '-addext', `subjectAltName=IP:${SERVER_IP}`, '-days', '1',
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-subj',
+    '/CN=fake-openrouter',
+    '-addext',
+    `subjectAltName=IP:${SERVER_IP}`,
+    '-days',
+    '1',
   ]);
 
   ip('netns', 'add', NS);
@@ -312,10 +347,26 @@ async function main(): Promise<void> {
       `(bench/support/delay-line.py) holding every IP packet ${ONE_WAY_DELAY_MS} ms each way (netem not used: see netemUnavailable)`;
   }
 
-  const fake = spawn('ip', ['netns', 'exec', NS, process.execPath, '--import', 'tsx', 'bench/support/tls-fake.ts', SERVER_IP, keyPath, certPath, String(SERVER_DELAY_MS)], {
-    cwd: projectRoot,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const fake = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      NS,
+      process.execPath,
+      '--import',
+      'tsx',
+      'bench/support/tls-fake.ts',
+      SERVER_IP,
+      keyPath,
+      certPath,
+      String(SERVER_DELAY_MS),
+    ],
+    {
+      cwd: projectRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   killOnTeardown(fake, 'fake');
   const fakeLine = lines(fake.stdout!, 'fake');
   const { url, echoPort } = JSON.parse(await fakeLine()) as { url: string; echoPort: number };
@@ -363,7 +414,9 @@ async function main(): Promise<void> {
       perCallMsAfterFirst: summary(list.flatMap((entry) => entry.run.callMs.slice(1))),
       perUpstreamRequestMs: summary(list.flatMap((entry) => entry.run.requestMs)),
       failures: list.reduce((sum, entry) => sum + entry.run.failures, 0),
-      retries: list.reduce((sum, entry) => sum + entry.run.attempts, 0) - list.reduce((sum, entry) => sum + entry.run.requestMs.length - entry.run.failures, 0),
+      retries:
+        list.reduce((sum, entry) => sum + entry.run.attempts, 0) -
+        list.reduce((sum, entry) => sum + entry.run.requestMs.length - entry.run.failures, 0),
       abortedOnServer: list.reduce((sum, entry) => sum + entry.server.aborted, 0),
     };
   };
@@ -395,7 +448,8 @@ async function main(): Promise<void> {
       upstreamRequestsPerRun: CALLS * (MODELS + 1),
       serverDelayMs: SERVER_DELAY_MS,
       rounds: ROUNDS,
-      order: 'rounds alternate which design runs first; each run is a fresh client process, warmed up (one request through a throwaway client, not counted) before the measured run',
+      order:
+        'rounds alternate which design runs first; each run is a fresh client process, warmed up (one request through a throwaway client, not counted) before the measured run',
       tls: 'HTTPS, self-signed RSA-2048 certificate trusted through NODE_EXTRA_CA_CERTS, verification on',
       pooledClient: 'one OpenRouterClient (one undici Agent, 5 connections) for every call',
       clientPerCall: 'a new OpenRouterClient for each model call, closed after it',

@@ -10,7 +10,18 @@ import { pino } from 'pino';
 import { DEFAULT_SYNTHESIS_MAX_CHARS } from '../src/config.js';
 import { OpenRouterClient } from '../src/openrouter/client.js';
 import { VALID_KEY } from '../test/support/fake-openrouter.js';
-import { connect, installedBin, median, percentile, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+import {
+  connect,
+  installedBin,
+  median,
+  percentile,
+  processPrompt,
+  report,
+  round,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+} from './lib.js';
 
 const logger = pino({ level: 'silent' });
 const clientFor = (baseUrl: string) =>
@@ -23,7 +34,11 @@ async function retryAfterWaits(runs: number): Promise<number[]> {
   const waits: number[] = [];
   for (let i = 0; i < runs; i++) {
     const model = `retry/${i}`;
-    fake.on(model, { status: 429, error: { code: 429, message: 'Rate limit exceeded' }, headers: { 'retry-after': '1' } }, { answer: 'ok' });
+    fake.on(
+      model,
+      { status: 429, error: { code: 429, message: 'Rate limit exceeded' }, headers: { 'retry-after': '1' } },
+      { answer: 'ok' },
+    );
     await client.complete(chat(model));
     const [first, second] = fake.requestsFor(model);
     waits.push(second!.at - first!.at);
@@ -44,7 +59,9 @@ async function midStreamErrorLatencies(runs: number): Promise<number[]> {
       res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half an ans' } }] })}\n\n`);
       setTimeout(() => {
         sentAt = performance.now();
-        res.write(`data: ${JSON.stringify({ error: { code: 'server_error', message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ error: { code: 'server_error', message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n\n`,
+        );
       }, 20);
     });
   });
@@ -69,7 +86,10 @@ async function synthesisPromptFor3x2MB(): Promise<{ candidateChars: number; synt
   models.forEach((model, i) => fake.on(model, { answer: String.fromCharCode(97 + i).repeat(size), chunks: 64 }));
   fake.on('big/synth', { answer: 'merged' });
   const { binPath, cleanup } = await installedBin();
-  const session = await connect(binPath, serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth' }));
+  const session = await connect(
+    binPath,
+    serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth' }),
+  );
   await processPrompt(session, { prompt: 'Review this.' });
   const prompt = (fake.requestsFor('big/synth')[0]!.body.messages as Array<{ content: string }>)[0]!.content;
   await session.close();
@@ -83,6 +103,16 @@ const latencies = await midStreamErrorLatencies(20);
 const synthesis = await synthesisPromptFor3x2MB();
 await report('openrouter', {
   retryAfter1: { runs: waits.length, medianWaitMs: median(waits), minWaitMs: Math.min(...waits), maxWaitMs: Math.max(...waits) },
-  midStreamErrorToTypedFailure: { runs: latencies.length, medianMs: round(median(latencies), 2), p95Ms: round(percentile(latencies, 95), 2), maxMs: round(Math.max(...latencies), 2) },
-  synthesisPrompt: { candidates: 3, ...synthesis, defaultBudgetChars: DEFAULT_SYNTHESIS_MAX_CHARS, withinBudget: synthesis.synthesisPromptChars <= DEFAULT_SYNTHESIS_MAX_CHARS },
+  midStreamErrorToTypedFailure: {
+    runs: latencies.length,
+    medianMs: round(median(latencies), 2),
+    p95Ms: round(percentile(latencies, 95), 2),
+    maxMs: round(Math.max(...latencies), 2),
+  },
+  synthesisPrompt: {
+    candidates: 3,
+    ...synthesis,
+    defaultBudgetChars: DEFAULT_SYNTHESIS_MAX_CHARS,
+    withinBudget: synthesis.synthesisPromptChars <= DEFAULT_SYNTHESIS_MAX_CHARS,
+  },
 });

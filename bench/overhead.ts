@@ -6,7 +6,22 @@
  * `fetch` (no server: what the fake and HTTP alone cost). Medians of BENCH_CALLS (20) each.
  */
 import { VALID_KEY } from '../test/support/fake-openrouter.js';
-import { assertAnswered, connect, freshPrompt, interleaved, median, percentile, processPrompt, report, round, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir, type Session } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  interleaved,
+  median,
+  percentile,
+  processPrompt,
+  report,
+  round,
+  serversUnderTest,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type Session,
+} from './lib.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const IDEAL_MS = 600;
@@ -48,14 +63,20 @@ async function overheadWithoutServer(): Promise<number> {
 }
 
 const subjects = ['ours', 'reference', 'oursSavingOff', 'noServer'] as const;
-const measure = (subject: (typeof subjects)[number]) => (subject === 'noServer' ? overheadWithoutServer() : overheadOfCall(sessions[subject]));
+const measure = (subject: (typeof subjects)[number]) =>
+  subject === 'noServer' ? overheadWithoutServer() : overheadOfCall(sessions[subject]);
 await interleaved(2, subjects, measure); // warm-up: connections, code paths, the run folders' parent
 const overheads = await interleaved(CALLS, subjects, measure);
 await Promise.all(Object.values(sessions).map((session) => session.close()));
 await fake.close();
 await cleanup();
 
-const stats = (values: number[]) => ({ median: round(median(values)), p90: round(percentile(values, 90)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+const stats = (values: number[]) => ({
+  median: round(median(values)),
+  p90: round(percentile(values, 90)),
+  min: round(Math.min(...values)),
+  max: round(Math.max(...values)),
+});
 const [oursMs, referenceMs, noServerMs] = [median(overheads.ours), median(overheads.reference), median(overheads.noServer)];
 const target = `≤ ${TARGET_MS} ms and below the reference`;
 await report('overhead', {

@@ -7,7 +7,19 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assertAnswered, connect, freshPrompt, installedBin, processPrompt, report, serverEnv, startFakeOpenRouter, tempOutputDir, topFrames, type CpuProfile } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  installedBin,
+  processPrompt,
+  report,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  topFrames,
+  type CpuProfile,
+} from './lib.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
 const CALLS = 3;
@@ -21,10 +33,15 @@ const { binPath, cleanup } = await installedBin();
 const profileDir = path.join(os.tmpdir(), `parallel-llm-profile-${process.pid}`);
 // The runs execute in the server process itself (the run host's fallback): a detached host
 // would not inherit --cpu-prof (nor can NODE_OPTIONS carry it), and it runs the same code.
-const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth', PARALLEL_LLM_RUN_HOST: 'off' });
+const env = serverEnv(fake, await tempOutputDir(), {
+  PARALLEL_LLM_MODELS: models.join(','),
+  PARALLEL_LLM_SYNTHESIZER_MODEL: 'big/synth',
+  PARALLEL_LLM_RUN_HOST: 'off',
+});
 // The profile is written when the process exits.
 const session = await connect({ command: process.execPath, args: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, binPath] }, env);
-for (let i = 0; i <= CALLS; i++) assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('profile') }, { timeout: 600_000 }), 'a profiled call');
+for (let i = 0; i <= CALLS; i++)
+  assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('profile') }, { timeout: 600_000 }), 'a profiled call');
 await session.close();
 await fake.close();
 await cleanup();

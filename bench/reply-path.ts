@@ -6,7 +6,21 @@
  * turns: as users run it, saving off, logging off, both off. Medians of BENCH_CALLS (20) each.
  */
 import path from 'node:path';
-import { assertAnswered, connect, freshPrompt, installedBin, interleaved, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, tempOutputDir, type Session } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  installedBin,
+  interleaved,
+  median,
+  processPrompt,
+  report,
+  round,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type Session,
+} from './lib.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const WARM_UP = 2;
@@ -32,12 +46,18 @@ fake.on(SYNTHESIZER, { answer: 'synthesized', delayMs: 100 });
 const { binPath, cleanup } = await installedBin();
 const sessions = {} as Record<Configuration, Session>;
 for (const [name, extra] of Object.entries(CONFIGURATIONS)) {
-  const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: SYNTHESIZER, ...extra });
+  const env = serverEnv(fake, await tempOutputDir(), {
+    PARALLEL_LLM_MODELS: models.join(','),
+    PARALLEL_LLM_SYNTHESIZER_MODEL: SYNTHESIZER,
+    ...extra,
+  });
   sessions[name as Configuration] = await connect({ command: process.execPath, args: ['--import', PROBE, binPath] }, env);
 }
 
 /** When the bench sent each call and got its result, on the same clock as the probe's. */
-const seen = Object.fromEntries(Object.keys(CONFIGURATIONS).map((name) => [name, [] as Array<{ sentAt: number; receivedAt: number }>])) as Record<Configuration, Array<{ sentAt: number; receivedAt: number }>>;
+const seen = Object.fromEntries(
+  Object.keys(CONFIGURATIONS).map((name) => [name, [] as Array<{ sentAt: number; receivedAt: number }>]),
+) as Record<Configuration, Array<{ sentAt: number; receivedAt: number }>>;
 const absoluteNow = () => performance.timeOrigin + performance.now();
 await interleaved(WARM_UP + CALLS, Object.keys(CONFIGURATIONS) as Configuration[], async (name) => {
   const sentAt = absoluteNow();
@@ -70,7 +90,9 @@ for (const name of Object.keys(CONFIGURATIONS) as Configuration[]) {
       resultWrittenToClient: receivedAt - call.repliedAt!,
     };
   });
-  phases[name] = Object.fromEntries(Object.keys(times[0]!).map((phase) => [phase, round(median(times.map((t) => t[phase as keyof (typeof times)[0]])), 2)]));
+  phases[name] = Object.fromEntries(
+    Object.keys(times[0]!).map((phase) => [phase, round(median(times.map((t) => t[phase as keyof (typeof times)[0]])), 2)]),
+  );
 }
 await fake.close();
 await cleanup();

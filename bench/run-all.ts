@@ -39,11 +39,15 @@ for (const bench of benches) {
 await cleanup();
 
 const cell = (value: number | null, unit: string) => (value === null ? '—' : unit === '×' ? `${value}×` : `${value} ${unit}`);
-const ratio = (row: Row) => (row.reference === null || row.reference <= 0 || row.unit === '×' ? '—' : `${Math.round((row.ours / row.reference) * 100) / 100}×`);
+const ratio = (row: Row) =>
+  row.reference === null || row.reference <= 0 || row.unit === '×' ? '—' : `${Math.round((row.ours / row.reference) * 100) / 100}×`;
 const verdict = (met: boolean | undefined) => (met === undefined ? '—' : met ? 'yes' : 'no');
 if (rows.length > 0) {
   const lines = ['| figure | ours | reference | ours ÷ reference | target | met? |', '|---|---|---|---|---|---|'];
-  for (const row of rows) lines.push(`| ${row.figure} | ${cell(row.ours, row.unit)} | ${cell(row.reference, row.unit)} | ${ratio(row)} | ${row.target} | ${verdict(row.met)} |`);
+  for (const row of rows)
+    lines.push(
+      `| ${row.figure} | ${cell(row.ours, row.unit)} | ${cell(row.reference, row.unit)} | ${ratio(row)} | ${row.target} | ${verdict(row.met)} |`,
+    );
   process.stdout.write(`\n${lines.join('\n')}\n`);
 }
 process.stderr.write(`\nDetails are in bench/results/*.json.${failed.length ? ` Failed: ${failed.join(', ')}` : ''}\n`);

@@ -16,7 +16,18 @@
 import { performance } from 'node:perf_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
-import { connect, freshPrompt, installedBin, median, report, round, serverEnv, startFakeOpenRouter, tempOutputDir, type Session } from './lib.js';
+import {
+  connect,
+  freshPrompt,
+  installedBin,
+  median,
+  report,
+  round,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type Session,
+} from './lib.js';
 
 const CANDIDATE_S = [6, 21, 44, 73, 98];
 const SYNTHESIS_S = 45;
@@ -75,7 +86,16 @@ async function oneRun(session: Session, fake: FakeOpenRouter, scale: Scale, mode
       synthesisRequests: requests.filter((request) => request.model === synthesizer).length,
     };
   } catch (error) {
-    return { complete: false, answered: 0, calls: callMs.length + 1, callMs, totalMs: performance.now() - started, candidateRequests: 0, synthesisRequests: 0, error: String(error) };
+    return {
+      complete: false,
+      answered: 0,
+      calls: callMs.length + 1,
+      callMs,
+      totalMs: performance.now() - started,
+      candidateRequests: 0,
+      synthesisRequests: 0,
+      error: String(error),
+    };
   }
 }
 

@@ -9,7 +9,22 @@
  * is steadier than wall time on a shared machine. Each round, each side makes 3 single calls,
  * then one burst; sides take turns; BENCH_ROUNDS (3) rounds, after one warm-up call each.
  */
-import { assertAnswered, connect, cpuMs, freshPrompt, interleaved, median, processPrompt, report, round, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir, type Session } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  cpuMs,
+  freshPrompt,
+  interleaved,
+  median,
+  processPrompt,
+  report,
+  round,
+  serversUnderTest,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+  type Session,
+} from './lib.js';
 
 const BURST_CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const BURST_MODELS = 20;
@@ -32,8 +47,12 @@ const burst = modelsAnswering(BURST_MODELS);
 fake.on('s/synth', { answer: 'synthesized', delayMs: 100 });
 
 const servers = await serversUnderTest();
-const env = async () => serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_SYNTHESIZER_MODEL: 's/synth', PARALLEL_LLM_MAX_CONCURRENCY: '1000' });
-const sessions: Record<'ours' | 'reference', Session> = { ours: await connect(servers.ours, await env()), reference: await connect(servers.reference, await env()) };
+const env = async () =>
+  serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_SYNTHESIZER_MODEL: 's/synth', PARALLEL_LLM_MAX_CONCURRENCY: '1000' });
+const sessions: Record<'ours' | 'reference', Session> = {
+  ours: await connect(servers.ours, await env()),
+  reference: await connect(servers.reference, await env()),
+};
 
 async function overheadOfCall(session: Session, models: string[]): Promise<number> {
   const started = performance.now();
@@ -73,9 +92,18 @@ await report('scaling', {
       target: `≤ ${TARGET_RATIO}`,
       met: ratio('ours') <= TARGET_RATIO,
     },
-    { figure: `server CPU time per call in the burst (${BURST_MODELS} models + synthesis)`, unit: 'ms', ours: burstCpuPerCall('ours'), reference: burstCpuPerCall('reference'), target: '—' },
+    {
+      figure: `server CPU time per call in the burst (${BURST_MODELS} models + synthesis)`,
+      unit: 'ms',
+      ours: burstCpuPerCall('ours'),
+      reference: burstCpuPerCall('reference'),
+      target: '—',
+    },
   ],
   singleCallOverheadMs: { ours: round(median(singles.ours)), reference: round(median(singles.reference)) },
   burstOverheadPerCallMs: { ours: bursts.ours.map((ms) => round(ms)), reference: bursts.reference.map((ms) => round(ms)) },
-  singleCallServerCpuMs: { ours: round(cpu.ours.single / (ROUNDS * SINGLE_CALLS_PER_ROUND)), reference: round(cpu.reference.single / (ROUNDS * SINGLE_CALLS_PER_ROUND)) },
+  singleCallServerCpuMs: {
+    ours: round(cpu.ours.single / (ROUNDS * SINGLE_CALLS_PER_ROUND)),
+    reference: round(cpu.reference.single / (ROUNDS * SINGLE_CALLS_PER_ROUND)),
+  },
 });

@@ -83,7 +83,9 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
   const paths = await productPaths(options.binPath);
   const random = seeded(options.seed ?? 7);
   const pickModels = () =>
-    Array.from({ length: 5 }, () => (random() < 0.7 ? OK[Math.floor(random() * OK.length)]! : FAULTS[Math.floor(random() * FAULTS.length)]!));
+    Array.from({ length: 5 }, () =>
+      random() < 0.7 ? OK[Math.floor(random() * OK.length)]! : FAULTS[Math.floor(random() * FAULTS.length)]!,
+    );
 
   const statuses: Record<string, number> = {};
   const modelErrors: Record<string, number> = {};
@@ -99,7 +101,11 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
     if (call % Math.max(1, Math.floor(options.calls / 8)) === 0) samples.push({ call, ...(await processStats(paths)) });
     const models = pickModels();
     const result = await session.client.callTool({ name: 'process_prompt', arguments: { prompt: `soak ${call}`, models } });
-    const data = result.structuredContent as { status: string; run_folder: string; models: Array<{ status: string; file?: string; error?: { kind: string } }> };
+    const data = result.structuredContent as {
+      status: string;
+      run_folder: string;
+      models: Array<{ status: string; file?: string; error?: { kind: string } }>;
+    };
     returned++;
     statuses[data.status] = (statuses[data.status] ?? 0) + 1;
     const anyOk = models.some((model) => model.startsWith('ok/'));
@@ -122,7 +128,19 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
   await fake.close();
   await rm(outputDir, { recursive: true, force: true });
   if (lost.length > 0) throw new Error(`lost or inconsistent results:\n${lost.slice(0, 10).join('\n')}`);
-  return { calls: options.calls, seconds, returned, lost: lost.length, statuses, modelErrors, runFoldersWritten, answerFilesChecked, start, end, samples };
+  return {
+    calls: options.calls,
+    seconds,
+    returned,
+    lost: lost.length,
+    statuses,
+    modelErrors,
+    runFoldersWritten,
+    answerFilesChecked,
+    start,
+    end,
+    samples,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -7,7 +7,18 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { connect, cpuMs, interleaved, median, report, round, serversUnderTest, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
+import {
+  connect,
+  cpuMs,
+  interleaved,
+  median,
+  report,
+  round,
+  serversUnderTest,
+  serverEnv,
+  startFakeOpenRouter,
+  tempOutputDir,
+} from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const TARGET_RATIO = 0.8;
@@ -52,7 +63,13 @@ await report('startup', {
       target: `≤ ${TARGET_RATIO} × reference (${round(referenceMs * TARGET_RATIO)})`,
       met: oursMs <= referenceMs * TARGET_RATIO,
     },
-    { figure: 'CPU time of the server process until initialize answered, median', unit: 'ms', ours: median(cpu.ours), reference: median(cpu.reference), target: '—' },
+    {
+      figure: 'CPU time of the server process until initialize answered, median',
+      unit: 'ms',
+      ours: median(cpu.ours),
+      reference: median(cpu.reference),
+      target: '—',
+    },
   ],
   ratio: round(oursMs / referenceMs, 2),
   oursMinMaxMs: [round(Math.min(...times.ours)), round(Math.max(...times.ours))],

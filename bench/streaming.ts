@@ -12,7 +12,22 @@
  * they do in the references, which have no limit. Medians of BENCH_ROUNDS (3).
  */
 import path from 'node:path';
-import { assertAnswered, connect, freshPrompt, installedBin, interleaved, median, processPrompt, report, round, serverEnv, startFakeOpenRouter, startMinimalConsumer, tempOutputDir, type Row } from './lib.js';
+import {
+  assertAnswered,
+  connect,
+  freshPrompt,
+  installedBin,
+  interleaved,
+  median,
+  processPrompt,
+  report,
+  round,
+  serverEnv,
+  startFakeOpenRouter,
+  startMinimalConsumer,
+  tempOutputDir,
+  type Row,
+} from './lib.js';
 import { cpuNs, pidsRunning, productPaths } from './procs.js';
 import { piecesOf, prose, serveStream } from './streams.js';
 
@@ -48,7 +63,11 @@ const pidsOf = async (side: Side) => (side === 'ours' ? pidsRunning(ourPaths) : 
 async function call(side: Side, models: string[]): Promise<void> {
   if (side === 'minimal') return minimal.ask(models);
   const session = side === 'ours' ? ours : naive;
-  assertAnswered(session, await processPrompt(session, { prompt: freshPrompt('streaming'), models }, { timeout: 600_000 }), 'a streaming call');
+  assertAnswered(
+    session,
+    await processPrompt(session, { prompt: freshPrompt('streaming'), models }, { timeout: 600_000 }),
+    'a streaming call',
+  );
 }
 
 /** Wall time and CPU time (every process of the side) of `calls` calls at once. */
@@ -94,9 +113,19 @@ for (const [name, label] of [
   ['eight', '8 such calls at once'],
 ] as const) {
   const [oursMs, minimalMs] = [medianOf(name, 'ours', 'ms'), medianOf(name, 'minimal', 'ms')];
-  const row = (against: string, ours: number, reference: number) => ({ figure: `${label}: ${against}, median`, unit: 'ms', ours, reference, target: '—' });
+  const row = (against: string, ours: number, reference: number) => ({
+    figure: `${label}: ${against}, median`,
+    unit: 'ms',
+    ours,
+    reference,
+    target: '—',
+  });
   rows.push(
-    { ...row('wall time against the minimal streaming consumer', oursMs, minimalMs), target: `≤ ${WALL_TARGET} × minimal`, met: oursMs <= WALL_TARGET * minimalMs },
+    {
+      ...row('wall time against the minimal streaming consumer', oursMs, minimalMs),
+      target: `≤ ${WALL_TARGET} × minimal`,
+      met: oursMs <= WALL_TARGET * minimalMs,
+    },
     row('wall time against the naive non-streaming server', oursMs, medianOf(name, 'naive', 'ms')),
     row('CPU time of all processes against the minimal consumer', medianOf(name, 'ours', 'cpuMs'), medianOf(name, 'minimal', 'cpuMs')),
   );
@@ -116,12 +145,22 @@ for (const shape of ['burst', 'paced'] as const) {
 }
 /** Every measurement of `key`, by shape and side. */
 const all = (key: 'ms' | 'cpuMs') =>
-  Object.fromEntries(Object.entries(walls).map(([name, sides]) => [name, Object.fromEntries(Object.entries(sides).map(([side, runs]) => [side, runs.map((run) => round(run[key], 0))]))]));
+  Object.fromEntries(
+    Object.entries(walls).map(([name, sides]) => [
+      name,
+      Object.fromEntries(Object.entries(sides).map(([side, runs]) => [side, runs.map((run) => round(run[key], 0))])),
+    ]),
+  );
 await report('streaming', {
   rounds: ROUNDS,
   answerChars: ANSWER_CHARS,
   rows,
   wallMs: all('ms'),
   cpuMs: all('cpuMs'),
-  cpuPerEventUs: Object.fromEntries(Object.entries(perEvent).map(([shape, sides]) => [shape, { ours: sides.ours.map((us) => round(us, 2)), minimal: sides.minimal.map((us) => round(us, 2)) }])),
+  cpuPerEventUs: Object.fromEntries(
+    Object.entries(perEvent).map(([shape, sides]) => [
+      shape,
+      { ours: sides.ours.map((us) => round(us, 2)), minimal: sides.minimal.map((us) => round(us, 2)) },
+    ]),
+  ),
 });

@@ -27,7 +27,8 @@ export function streamEvents(model: string, pieces: string[]): string[] {
 }
 
 /** `text` in pieces of `size` characters. */
-export const piecesOf = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+export const piecesOf = (text: string, size: number) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 /**
  * Scripts `model` on the fake: a streaming client gets `events` (in one write, or one write
@@ -36,8 +37,12 @@ export const piecesOf = (text: string, size: number) => Array.from({ length: Mat
  */
 export function serveStream(fake: FakeOpenRouter, model: string, pieces: string[], paced?: { pauseMs: number }): void {
   const events = streamEvents(model, pieces);
-  const streamed: Behaviour = paced ? { raw: events.map((text) => Buffer.from(text)), pauseMs: paced.pauseMs } : { raw: [Buffer.from(events.join(''))], pauseMs: 0 };
+  const streamed: Behaviour = paced
+    ? { raw: events.map((text) => Buffer.from(text)), pauseMs: paced.pauseMs }
+    : { raw: [Buffer.from(events.join(''))], pauseMs: 0 };
   const message = { role: 'assistant', content: pieces.join('') };
-  const whole: Behaviour = { body200: { id: 'gen-bench', model, provider: 'Bench', choices: [{ index: 0, message, finish_reason: 'stop' }], usage: USAGE } };
+  const whole: Behaviour = {
+    body200: { id: 'gen-bench', model, provider: 'Bench', choices: [{ index: 0, message, finish_reason: 'stop' }], usage: USAGE },
+  };
   fake.on(model, { fromRequest: (request) => (request.body.stream === true ? streamed : whole) });
 }

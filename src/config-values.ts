@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
 
 /** The kinds of value an environment variable of the configuration holds, each read leniently and checked strictly. */
-export const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+export const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 export const integer = (min: number, max = Number.MAX_SAFE_INTEGER, whyMax = '') =>
   z.preprocess(
@@ -24,9 +23,16 @@ export const modelList = z.preprocess(
   blankToUndefined,
   z
     .string()
-    .transform((list) => list.split(',').map((id) => id.trim()).filter(Boolean))
+    .transform((list) =>
+      list
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    )
     .refine((ids) => ids.length > 0, { error: 'must name at least one model id' })
-    .refine((ids) => !ids.some((id) => API_KEY_SHAPE.test(id)), { error: 'holds what looks like an API key: the key goes in OPENROUTER_API_KEY, model ids here' })
+    .refine((ids) => !ids.some((id) => API_KEY_SHAPE.test(id)), {
+      error: 'holds what looks like an API key: the key goes in OPENROUTER_API_KEY, model ids here',
+    })
     .optional(),
 );
 

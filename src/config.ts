@@ -123,12 +123,19 @@ const envSchema = z.object({
   PARALLEL_LLM_MAX_TOKENS: integer(1),
   PARALLEL_LLM_BUDGET_MS: duration(),
   PARALLEL_LLM_SYNTHESIS_MAX_CHARS: integer(SYNTHESIS_ROOM_CHARS + 1),
-  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(1, MAX_PROMPT_CHARS_CEILING, ': a longer prompt does not fit in one message of an MCP stdio transport (10 MiB)'),
+  PARALLEL_LLM_MAX_PROMPT_CHARS: integer(
+    1,
+    MAX_PROMPT_CHARS_CEILING,
+    ': a longer prompt does not fit in one message of an MCP stdio transport (10 MiB)',
+  ),
   PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
   // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
   PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
     blankToUndefined,
-    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+    z
+      .string()
+      .refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' })
+      .optional(),
   ),
   PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
   PARALLEL_LLM_LOG_LEVEL: oneOf(LOG_LEVELS),
@@ -145,7 +152,10 @@ const envSchema = z.object({
   PARALLEL_LLM_RUN_HOST: oneOf(['auto', 'off'] as const),
   PARALLEL_LLM_HOST_DIR: z.preprocess(
     blankToUndefined,
-    z.string().refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' }).optional(),
+    z
+      .string()
+      .refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' })
+      .optional(),
   ),
   PARALLEL_LLM_HOST_IDLE_MS: duration(),
 });

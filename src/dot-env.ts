@@ -17,7 +17,8 @@ export function parseDotEnv(text: string): Map<string, string> {
 }
 
 function unquote(raw: string): string {
-  if (raw.startsWith('"') && raw.endsWith('"') && raw.length > 1) return raw.slice(1, -1).replace(/\\([\s\S])/g, (_, char: string) => ESCAPES[char] ?? char);
+  if (raw.startsWith('"') && raw.endsWith('"') && raw.length > 1)
+    return raw.slice(1, -1).replace(/\\([\s\S])/g, (_, char: string) => ESCAPES[char] ?? char);
   if (raw.startsWith("'") && raw.endsWith("'") && raw.length > 1) return raw.slice(1, -1);
   return raw.replace(/(^|[ \t])#.*$/, '').trim();
 }
@@ -38,7 +39,9 @@ export function loadDotEnv(dir: string, env: NodeJS.ProcessEnv = process.env): s
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new ConfigError(`${file} cannot be read (${code ?? (error as Error).message}): make it readable, or remove it and set the variables in the environment`);
+    throw new ConfigError(
+      `${file} cannot be read (${code ?? (error as Error).message}): make it readable, or remove it and set the variables in the environment`,
+    );
   }
   const set: string[] = [];
   for (const [key, value] of parseDotEnv(text)) {

@@ -102,7 +102,10 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     },
     logger,
   );
-  logger.info({ models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null }, 'parallel-llm-server ready');
+  logger.info(
+    { models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null },
+    'parallel-llm-server ready',
+  );
 }
 
 /** Serves `server` on stdio until the client goes away or a signal comes; `stops` says how to stop. */

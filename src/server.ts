@@ -4,7 +4,13 @@ import type { Config } from './config.js';
 import type { FaceContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
-import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_INSTRUCTIONS, getRunShape, processPromptShape } from './mcp/input-schema.js';
+import {
+  GET_RUN_DESCRIPTION,
+  PROCESS_PROMPT_DESCRIPTION,
+  SERVER_INSTRUCTIONS,
+  getRunShape,
+  processPromptShape,
+} from './mcp/input-schema.js';
 import { createProcessPromptTask } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { Session } from './mcp/session.js';
@@ -48,7 +54,8 @@ export function createServer(deps: ServerDeps): McpServer {
     },
     connectionClosed: () => closed,
   };
-  const resultOf = async (handle: RunHandle, layout: Layout) => toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
+  const resultOf = async (handle: RunHandle, layout: Layout) =>
+    toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
   const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs);
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
@@ -94,6 +101,8 @@ export function createServer(deps: ServerDeps): McpServer {
   );
 
   // A resource is read as text alone: the answers go into it, whatever side the client's model reads.
-  registerRunResources(server, service, async (handle) => (await resultOf(handle, 'content')).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'));
+  registerRunResources(server, service, async (handle) =>
+    (await resultOf(handle, 'content')).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
+  );
   return server;
 }

@@ -55,7 +55,13 @@ describe('anonymise', () => {
   });
 
   it('orders differently for some other run id', () => {
-    const orders = new Set(['r1', 'r2', 'r3', 'r4', 'r5'].map((runId) => anonymise(runId, answers).map((answer) => answer.index).join()));
+    const orders = new Set(
+      ['r1', 'r2', 'r3', 'r4', 'r5'].map((runId) =>
+        anonymise(runId, answers)
+          .map((answer) => answer.index)
+          .join(),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1);
   });
 });

@@ -27,7 +27,11 @@ describe('the key and model endpoints doctor reads', () => {
     const fake = await startFakeOpenRouter({ models: ['openai/gpt-5.3-codex'] });
     closers.push(fake);
     await expect(fetchKeyInfo(clientFor(fake))).resolves.toMatchObject({ label: 'test key', limit_remaining: 7.5 });
-    await expect(fetchKeyInfo(clientFor(fake, 'sk-wrong'))).rejects.toMatchObject({ kind: 'http', status: 401, message: 'User not found.' });
+    await expect(fetchKeyInfo(clientFor(fake, 'sk-wrong'))).rejects.toMatchObject({
+      kind: 'http',
+      status: 401,
+      message: 'User not found.',
+    });
   });
 
   it('reads each model row with its alias target, creation time and expiration date', async () => {

@@ -24,7 +24,11 @@ describe('fitCeiling', () => {
 
   it('refuses a call with a model that has no price, with the reason, however cheap the rest', () => {
     const refused = refusal(plan({ models: ['a/cheap', 'acme/new'] }), 1000);
-    expect(refused).toMatchObject({ kind: 'unpriced', ceilingUsd: 1000, unpriced: [{ model: 'acme/new', reason: "acme/new is not in OpenRouter's model list" }] });
+    expect(refused).toMatchObject({
+      kind: 'unpriced',
+      ceilingUsd: 1000,
+      unpriced: [{ model: 'acme/new', reason: "acme/new is not in OpenRouter's model list" }],
+    });
   });
 
   it('refuses a call above the ceiling, and says which model to leave out to fit', () => {
@@ -40,7 +44,10 @@ describe('fitCeiling', () => {
 
   it('gives the highest max_tokens that fits', () => {
     const refused = refusal(plan(), 0.03);
-    expect(refused.kind === 'over_ceiling' && refused.lowerMaxTokens).toEqual({ maxTokens: 304, totalUsd: expect.closeTo(0.016 + 0.000046 * 304, 9) });
+    expect(refused.kind === 'over_ceiling' && refused.lowerMaxTokens).toEqual({
+      maxTokens: 304,
+      totalUsd: expect.closeTo(0.016 + 0.000046 * 304, 9),
+    });
     expect(worstCase(plan({ maxTokens: 305 }), ROUND_PRICES).totalUsd).toBeGreaterThan(0.03);
   });
 
@@ -97,7 +104,8 @@ describe('estimateUsd', () => {
 });
 
 /** The refusal as a face says it, at prices fetched just now. */
-const costRefusalText = (refused: CostRefusal) => refusalText(costRefusalRecord(refused, { table: ROUND_PRICES, fetchedAt: '2026-11-25T12:00:00.000Z', ageMs: 0 }));
+const costRefusalText = (refused: CostRefusal) =>
+  refusalText(costRefusalRecord(refused, { table: ROUND_PRICES, fetchedAt: '2026-11-25T12:00:00.000Z', ageMs: 0 }));
 
 describe('refusalText of a cost refusal', () => {
   it('names the worst case, the ceiling, the estimate per model and both ways to fit', () => {
@@ -110,7 +118,9 @@ describe('refusalText of a cost refusal', () => {
   });
 
   it('says when nothing smaller fits', () => {
-    expect(costRefusalText(refusal(plan(), 0.01))).toMatch(/Neither fewer models nor a lower max_tokens would fit: raise the ceiling or shorten the prompt\.$/);
+    expect(costRefusalText(refusal(plan(), 0.01))).toMatch(
+      /Neither fewer models nor a lower max_tokens would fit: raise the ceiling or shorten the prompt\.$/,
+    );
   });
 
   it('names each model without a price and why', () => {

@@ -22,7 +22,10 @@ interface Outcome {
 /** Starts `count` racers, lets them all go at once once each is ready, and collects what each did. */
 async function race(root: string, count: number): Promise<Outcome[]> {
   const racers = Array.from({ length: count }, (_, i) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', racer, root, KEY, `run-${i}`], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', racer, root, KEY, `run-${i}`], {
+      cwd: projectRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let output = '';
     const ready = new Promise<void>((resolve) =>
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk).startsWith('ready\n') && resolve()),
@@ -55,7 +58,9 @@ describe('request claims (issue 18, item 3)', () => {
     const store = new RunStore(await tempDir());
     const dead = (claim: Claim | undefined) => (claim?.owner as { dead?: boolean } | undefined)?.dead === true;
     for (let i = 1; i <= 10; i++) {
-      const outcome = await store.claims.take(KEY, (latest) => (latest === undefined || dead(latest) ? claimOf(`dead-${i}`, { dead: true }) : undefined));
+      const outcome = await store.claims.take(KEY, (latest) =>
+        latest === undefined || dead(latest) ? claimOf(`dead-${i}`, { dead: true }) : undefined,
+      );
       expect(outcome).toMatchObject({ taken: true, generation: i });
     }
     const next = await store.claims.take(KEY, (latest) => (dead(latest) ? claimOf('alive') : undefined));

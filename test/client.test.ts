@@ -77,7 +77,11 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
 
   it('honours Retry-After in seconds on a 429 before retrying', async () => {
     client = testClient(fake.url);
-    fake.on('m/429', { status: 429, error: { code: 429, message: 'Rate limit exceeded' }, headers: { 'retry-after': '1' } }, { answer: 'after the wait' });
+    fake.on(
+      'm/429',
+      { status: 429, error: { code: 429, message: 'Rate limit exceeded' }, headers: { 'retry-after': '1' } },
+      { answer: 'after the wait' },
+    );
     const completion = await client.complete(chat('m/429'));
     const [first, second] = fake.requestsFor('m/429');
     expect(completion).toMatchObject({ content: 'after the wait', attempts: 2 });
@@ -96,7 +100,11 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
 
   it('uses OpenRouter’s retry hint in the error body when there is no header', async () => {
     client = testClient(fake.url);
-    const error = { code: 429, message: 'Provider returned error', metadata: { raw: 'temporarily rate-limited upstream', provider_name: 'Liquid', retry_after_seconds: 0.3 } };
+    const error = {
+      code: 429,
+      message: 'Provider returned error',
+      metadata: { raw: 'temporarily rate-limited upstream', provider_name: 'Liquid', retry_after_seconds: 0.3 },
+    };
     fake.on('m/hint', { status: 429, error }, { answer: 'ok' });
     await client.complete(chat('m/hint'));
     const [first, second] = fake.requestsFor('m/hint');
@@ -105,7 +113,14 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
 
   it('names the provider’s own words from metadata.raw in the message', async () => {
     client = testClient(fake.url, { retry: { maxRetries: 0 } });
-    fake.on('m/raw', { status: 429, error: { code: 429, message: 'Provider returned error', metadata: { raw: 'quota exhausted for today', provider_name: 'Google AI Studio' } } });
+    fake.on('m/raw', {
+      status: 429,
+      error: {
+        code: 429,
+        message: 'Provider returned error',
+        metadata: { raw: 'quota exhausted for today', provider_name: 'Google AI Studio' },
+      },
+    });
     const error = await failure('m/raw');
     expect(error.kind).toBe('rate_limited');
     expect(error.message).toBe('Provider returned error (Google AI Studio: quota exhausted for today)');
@@ -157,7 +172,13 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
   it('treats choices[0].error with finish_reason "error" as a failure, not a half answer', async () => {
     client = testClient(fake.url, { retry: { maxRetries: 0 } });
     const body = {
-      choices: [{ message: { role: 'assistant', content: 'partial output...' }, finish_reason: 'error', error: { code: 502, message: 'Provider disconnected mid-stream' } }],
+      choices: [
+        {
+          message: { role: 'assistant', content: 'partial output...' },
+          finish_reason: 'error',
+          error: { code: 502, message: 'Provider disconnected mid-stream' },
+        },
+      ],
     };
     fake.on('m/choice-error', { body200: body });
     expect(await failure('m/choice-error')).toMatchObject({ kind: 'http', status: 502, message: 'Provider disconnected mid-stream' });
@@ -165,9 +186,12 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
 
   it('fails at once on a mid-stream error chunk and does not retry after content started', async () => {
     client = testClient(fake.url);
-    const content = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n`;
+    const content = (text: string) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n`;
     const errorChunk = `data: ${JSON.stringify({ error: { code: 'server_error', message: 'Provider disconnected unexpectedly' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n`;
-    fake.on('m/mid-stream', { sse: [': OPENROUTER PROCESSING', '', content('Half an an'), errorChunk, { pauseMs: 3000 }, 'data: [DONE]', ''] });
+    fake.on('m/mid-stream', {
+      sse: [': OPENROUTER PROCESSING', '', content('Half an an'), errorChunk, { pauseMs: 3000 }, 'data: [DONE]', ''],
+    });
     const started = Date.now();
     const error = await failure('m/mid-stream');
     expect(error).toMatchObject({ kind: 'provider', message: 'Provider disconnected unexpectedly' });
@@ -218,7 +242,10 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     const half = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'The first half of an ans' } }] })}`;
     fake.on('m/cut-short', { sse: [half, ''] });
     const error = await failure('m/cut-short');
-    expect(error).toMatchObject({ kind: 'network', message: 'the stream ended before the answer was complete (no finish_reason, no [DONE])' });
+    expect(error).toMatchObject({
+      kind: 'network',
+      message: 'the stream ended before the answer was complete (no finish_reason, no [DONE])',
+    });
     expect(fake.requestsFor('m/cut-short')).toHaveLength(1);
   });
 
@@ -318,14 +345,25 @@ describe('usage reports of any shape', () => {
     client = testClient(fake.url);
     fake.on('m/usage-request', { answer: 'ok' });
     await client.complete(chat('m/usage-request'));
-    expect(fake.requestsFor('m/usage-request')[0]!.body).toMatchObject({ usage: { include: true }, stream_options: { include_usage: true } });
+    expect(fake.requestsFor('m/usage-request')[0]!.body).toMatchObject({
+      usage: { include: true },
+      stream_options: { include_usage: true },
+    });
   });
 
   it.each([
     ['a string', '"lots"', undefined],
     ['an array', '[1,2]', undefined],
-    ['overflowing, negative and string fields', '{"total_tokens":1e999,"prompt_tokens":-3,"completion_tokens":"many","cost":"0.5"}', { cost: 0.5 }],
-    ['fields of the wrong type in the details', '{"total_tokens":7,"completion_tokens_details":{"reasoning_tokens":{"n":1}}}', { total_tokens: 7 }],
+    [
+      'overflowing, negative and string fields',
+      '{"total_tokens":1e999,"prompt_tokens":-3,"completion_tokens":"many","cost":"0.5"}',
+      { cost: 0.5 },
+    ],
+    [
+      'fields of the wrong type in the details',
+      '{"total_tokens":7,"completion_tokens_details":{"reasoning_tokens":{"n":1}}}',
+      { total_tokens: 7 },
+    ],
   ])('keeps the answer when usage is %s', async (_, usage, expected) => {
     client = testClient(fake.url, { retry: { maxRetries: 0 } });
     const model = `m/usage-${usage.length}`;
@@ -346,7 +384,9 @@ describe('rate-limit waits OpenRouter passes on in the error body', () => {
   it('waits until X-RateLimit-Reset (epoch milliseconds) in metadata.headers before retrying', async () => {
     client = testClient(fake.url);
     const reset = String(Date.now() + 400);
-    fake.on('m/reset-ms', rateLimited({ 'X-RateLimit-Limit': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }), { answer: 'after the reset' });
+    fake.on('m/reset-ms', rateLimited({ 'X-RateLimit-Limit': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }), {
+      answer: 'after the reset',
+    });
     await expect(client.complete(chat('m/reset-ms'))).resolves.toMatchObject({ content: 'after the reset', attempts: 2 });
     const [first, second] = fake.requestsFor('m/reset-ms');
     expect(second!.at).toBeGreaterThanOrEqual(Number(reset) - 20);
@@ -391,11 +431,19 @@ describe('timeouts that say which limit ran out', () => {
 });
 
 describe('the key never leaves through what an upstream echoes', () => {
-  const echo = (respond: (authorization: string) => Behaviour): Behaviour => ({ fromRequest: (request) => respond(String(request.headers.authorization)) });
+  const echo = (respond: (authorization: string) => Behaviour): Behaviour => ({
+    fromRequest: (request) => respond(String(request.headers.authorization)),
+  });
   const leaks = (value: unknown) => JSON.stringify(value).includes(VALID_KEY) || /Bearer (?!\[redacted\])/.test(JSON.stringify(value));
 
   /** Everything an UpstreamError carries that could reach a result, a file or a log. */
-  const exposed = (error: UpstreamError) => ({ json: error.toJSON(), message: error.message, metadata: error.metadata, reasoning: error.reasoning, stack: error.stack });
+  const exposed = (error: UpstreamError) => ({
+    json: error.toJSON(),
+    message: error.message,
+    metadata: error.metadata,
+    reasoning: error.reasoning,
+    stack: error.stack,
+  });
 
   it('redacts the Authorization header echoed in a 400 message and in metadata.raw', async () => {
     client = testClient(fake.url);
@@ -403,7 +451,11 @@ describe('the key never leaves through what an upstream echoes', () => {
       'm/echo-400',
       echo((authorization) => ({
         status: 400,
-        error: { code: 400, message: `Invalid header: Authorization: ${authorization}`, metadata: { raw: `{"headers":{"authorization":"${authorization}"}}`, provider_name: 'Echo' } },
+        error: {
+          code: 400,
+          message: `Invalid header: Authorization: ${authorization}`,
+          metadata: { raw: `{"headers":{"authorization":"${authorization}"}}`, provider_name: 'Echo' },
+        },
       })),
     );
     const error = await failure('m/echo-400');
@@ -413,11 +465,22 @@ describe('the key never leaves through what an upstream echoes', () => {
 
   it('redacts the key echoed in a non-JSON error body, a non-JSON 200 body and a mid-stream error', async () => {
     client = testClient(fake.url, { retry: { maxRetries: 0 } });
-    fake.on('m/echo-html', echo((authorization) => ({ status: 502, body: `<html>proxy saw ${authorization}</html>`, headers: { 'content-type': 'text/html' } })));
-    fake.on('m/echo-200', echo((authorization) => ({ status: 200, body: `not json: ${authorization}` })));
+    fake.on(
+      'm/echo-html',
+      echo((authorization) => ({ status: 502, body: `<html>proxy saw ${authorization}</html>`, headers: { 'content-type': 'text/html' } })),
+    );
+    fake.on(
+      'm/echo-200',
+      echo((authorization) => ({ status: 200, body: `not json: ${authorization}` })),
+    );
     const midStream = (authorization: string) =>
       `data: ${JSON.stringify({ error: { code: 'server_error', message: `upstream refused key ${authorization.slice(7)}` }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}`;
-    fake.on('m/echo-mid', echo((authorization) => ({ sse: [`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half' } }] })}`, '', midStream(authorization), ''] })));
+    fake.on(
+      'm/echo-mid',
+      echo((authorization) => ({
+        sse: [`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Half' } }] })}`, '', midStream(authorization), ''],
+      })),
+    );
     for (const model of ['m/echo-html', 'm/echo-200', 'm/echo-mid']) {
       const error = await failure(model);
       expect(leaks(exposed(error)), model).toBe(false);
@@ -427,7 +490,14 @@ describe('the key never leaves through what an upstream echoes', () => {
 
   it('redacts the key where the excerpt of an error body ends inside it', async () => {
     client = testClient(fake.url, { retry: { maxRetries: 0 } });
-    fake.on('m/echo-cut', echo((authorization) => ({ status: 500, body: `${'x'.repeat(480)} ${authorization.slice(7)}`, headers: { 'content-type': 'text/plain' } })));
+    fake.on(
+      'm/echo-cut',
+      echo((authorization) => ({
+        status: 500,
+        body: `${'x'.repeat(480)} ${authorization.slice(7)}`,
+        headers: { 'content-type': 'text/plain' },
+      })),
+    );
     const error = await failure('m/echo-cut');
     expect(error.message).toMatch(/x \[redacted\]$/);
     expect(error.message).not.toContain(VALID_KEY.slice(0, 12));
@@ -435,7 +505,13 @@ describe('the key never leaves through what an upstream echoes', () => {
 
   it('redacts the key’s value from an answer and its reasoning, and leaves other text alone', async () => {
     client = testClient(fake.url);
-    fake.on('m/echo-content', echo((authorization) => ({ answer: `Your key is ${authorization.slice(7)}. Send it as a Bearer token.`, reasoning: `The key: ${authorization.slice(7)}` })));
+    fake.on(
+      'm/echo-content',
+      echo((authorization) => ({
+        answer: `Your key is ${authorization.slice(7)}. Send it as a Bearer token.`,
+        reasoning: `The key: ${authorization.slice(7)}`,
+      })),
+    );
     const completion = await client.complete(chat('m/echo-content'));
     expect(completion.content).toBe('Your key is [redacted]. Send it as a Bearer token.');
     expect(completion.reasoning).toBe('The key: [redacted]');
@@ -445,7 +521,11 @@ describe('the key never leaves through what an upstream echoes', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
     client = testClient(fake.url, { logger });
-    fake.on('m/echo-retry', echo((authorization) => ({ status: 503, error: { code: 503, message: `overloaded; retry with ${authorization}` } })), { answer: 'fine' });
+    fake.on(
+      'm/echo-retry',
+      echo((authorization) => ({ status: 503, error: { code: 503, message: `overloaded; retry with ${authorization}` } })),
+      { answer: 'fine' },
+    );
     await client.complete(chat('m/echo-retry'));
     expect(lines.some((line) => line.includes('retrying'))).toBe(true);
     expect(lines.join('\n')).not.toContain(VALID_KEY);

@@ -24,7 +24,11 @@ describe('forClient', () => {
 
   it('gives unknown and nameless clients a budget below the SDK’s 60 s default, and the answers on both sides', () => {
     expect(FALLBACK_BUDGET_MS).toBeLessThan(60_000);
-    expect(forClient('some-new-client')).toEqual({ budgetMs: FALLBACK_BUDGET_MS, layout: 'both', source: 'unknown client "some-new-client"' });
+    expect(forClient('some-new-client')).toEqual({
+      budgetMs: FALLBACK_BUDGET_MS,
+      layout: 'both',
+      source: 'unknown client "some-new-client"',
+    });
     expect(forClient(undefined).source).toBe('no client name');
   });
 

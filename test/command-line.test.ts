@@ -21,7 +21,9 @@ describe('ask’s arguments', () => {
   });
 
   it('reads each option with its value, given after it or after =, anywhere among the words', () => {
-    expect(ask('--models', 'a/x,b/y', 'What', '--synthesizer=c/z', 'now?', '--temperature', '0.2', '--max-tokens=99', '--fresh', '--json')).toEqual({
+    expect(
+      ask('--models', 'a/x,b/y', 'What', '--synthesizer=c/z', 'now?', '--temperature', '0.2', '--max-tokens=99', '--fresh', '--json'),
+    ).toEqual({
       kind: 'run',
       words: ['What', 'now?'],
       values: { models: 'a/x,b/y', synthesizer: 'c/z', temperature: '0.2', 'max-tokens': '99', fresh: true, json: true },
@@ -37,15 +39,18 @@ describe('ask’s arguments', () => {
     expect(ask(...args)).toEqual({ kind: 'error', message: `parallel-llm-mcp ask: ${message}; see parallel-llm-mcp ask --help` });
   });
 
-  it.each([['--frobnicate'], ['-x', 'q'], ['q', '--vote=judge']])('refuses the unknown option in %s, naming it and the -- way out', (...args) => {
-    const line = ask(...args);
-    expect(line.kind).toBe('error');
-    const { message } = line as { message: string };
-    expect(message).toContain(`"${args.find((arg) => arg.startsWith('-'))!.split('=')[0]}"`);
-    expect(message).toContain('put -- before it');
-    expect(message).toContain('parallel-llm-mcp ask --help');
-    expect(message).not.toContain('\n');
-  });
+  it.each([['--frobnicate'], ['-x', 'q'], ['q', '--vote=judge']])(
+    'refuses the unknown option in %s, naming it and the -- way out',
+    (...args) => {
+      const line = ask(...args);
+      expect(line.kind).toBe('error');
+      const { message } = line as { message: string };
+      expect(message).toContain(`"${args.find((arg) => arg.startsWith('-'))!.split('=')[0]}"`);
+      expect(message).toContain('put -- before it');
+      expect(message).toContain('parallel-llm-mcp ask --help');
+      expect(message).not.toContain('\n');
+    },
+  );
 });
 
 describe('ask’s options, read with the rules of process_prompt’s arguments', () => {
@@ -56,16 +61,28 @@ describe('ask’s options, read with the rules of process_prompt’s arguments',
   };
 
   it('gives each setting as the tool names it, lists split on commas, numbers as numbers', () => {
-    expect(options('--models', 'a/x, b/y,a/x', '--synthesizer', 'c/z,d/w', '--temperature', '0', '--max-tokens', '512', '--fresh', '--json')).toEqual({
+    expect(
+      options('--models', 'a/x, b/y,a/x', '--synthesizer', 'c/z,d/w', '--temperature', '0', '--max-tokens', '512', '--fresh', '--json'),
+    ).toEqual({
       ok: true,
-      value: { settings: { models: ['a/x', 'b/y', 'a/x'], synthesizer_model: ['c/z', 'd/w'], temperature: 0, max_tokens: 512 }, fresh: true, json: true },
+      value: {
+        settings: { models: ['a/x', 'b/y', 'a/x'], synthesizer_model: ['c/z', 'd/w'], temperature: 0, max_tokens: 512 },
+        fresh: true,
+        json: true,
+      },
     });
   });
 
   it('gives the strategy, the cost ceiling, the reasoning effort and the run to follow up as the tool names them', () => {
-    expect(options('--strategy', 'judge', '--max-cost=0.5', '--reasoning-effort', 'high', '--follow-up-of', '2026-11-25T10-00-00.000Z_0a1b2c3d')).toEqual({
+    expect(
+      options('--strategy', 'judge', '--max-cost=0.5', '--reasoning-effort', 'high', '--follow-up-of', '2026-11-25T10-00-00.000Z_0a1b2c3d'),
+    ).toEqual({
       ok: true,
-      value: { settings: { strategy: 'judge', max_cost_usd: 0.5, reasoning_effort: 'high', follow_up_of: '2026-11-25T10-00-00.000Z_0a1b2c3d' }, fresh: false, json: false },
+      value: {
+        settings: { strategy: 'judge', max_cost_usd: 0.5, reasoning_effort: 'high', follow_up_of: '2026-11-25T10-00-00.000Z_0a1b2c3d' },
+        fresh: false,
+        json: false,
+      },
     });
   });
 

@@ -154,7 +154,12 @@ describe('loadConfig: accepted values', () => {
 
   it('reads numbers and the temperature bounds', () => {
     const config = loadConfig(
-      withKey({ PARALLEL_LLM_MAX_CONCURRENCY: '12', PARALLEL_LLM_TIMEOUT_MS: '1000', PARALLEL_LLM_TEMPERATURE: '2', PARALLEL_LLM_BUDGET_MS: '55000' }),
+      withKey({
+        PARALLEL_LLM_MAX_CONCURRENCY: '12',
+        PARALLEL_LLM_TIMEOUT_MS: '1000',
+        PARALLEL_LLM_TEMPERATURE: '2',
+        PARALLEL_LLM_BUDGET_MS: '55000',
+      }),
     );
     expect(config.maxConcurrency).toBe(12);
     expect(config.timeoutMs).toBe(1000);
@@ -168,7 +173,10 @@ describe('loadConfig: accepted values', () => {
   });
 
   it('reads a comma-separated synthesizer list, in order', () => {
-    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/x, openai/y,,' })).synthesizerModels).toEqual(['google/x', 'openai/y']);
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/x, openai/y,,' })).synthesizerModels).toEqual([
+      'google/x',
+      'openai/y',
+    ]);
   });
 });
 
@@ -194,11 +202,15 @@ describe('loadConfig: strategy, cost ceiling and reasoning effort', () => {
   });
 
   it('says what a bad value should be', () => {
-    expect(configError(withKey({ PARALLEL_LLM_STRATEGY: 'vote' })).message).toBe('PARALLEL_LLM_STRATEGY must be one of synthesize, judge, council (got "vote")');
+    expect(configError(withKey({ PARALLEL_LLM_STRATEGY: 'vote' })).message).toBe(
+      'PARALLEL_LLM_STRATEGY must be one of synthesize, judge, council (got "vote")',
+    );
     expect(configError(withKey({ PARALLEL_LLM_MAX_COST_USD: '-1' })).message).toBe(
       'PARALLEL_LLM_MAX_COST_USD must be a positive number of US dollars, such as 0.50 (got "-1")',
     );
-    expect(configError(withKey({ PARALLEL_LLM_MAX_COST_USD: '$5' })).message).toBe('PARALLEL_LLM_MAX_COST_USD must be a number of US dollars, such as 0.50 (got "$5")');
+    expect(configError(withKey({ PARALLEL_LLM_MAX_COST_USD: '$5' })).message).toBe(
+      'PARALLEL_LLM_MAX_COST_USD must be a number of US dollars, such as 0.50 (got "$5")',
+    );
     expect(configError(withKey({ PARALLEL_LLM_REASONING_EFFORT: 'max' })).message).toBe(
       'PARALLEL_LLM_REASONING_EFFORT must be one of minimal, low, medium, high (got "max")',
     );
@@ -277,7 +289,9 @@ describe('output folder', () => {
 
 describe('settings a user writes by hand', () => {
   it('refuses a relative PARALLEL_LLM_OUTPUT_DIR, which would depend on where the client starts the server', () => {
-    expect(() => loadConfig(withKey({ PARALLEL_LLM_OUTPUT_DIR: 'runs' }))).toThrow(/^PARALLEL_LLM_OUTPUT_DIR must be an absolute path \(got "runs"\)$/);
+    expect(() => loadConfig(withKey({ PARALLEL_LLM_OUTPUT_DIR: 'runs' }))).toThrow(
+      /^PARALLEL_LLM_OUTPUT_DIR must be an absolute path \(got "runs"\)$/,
+    );
   });
 
   it.each(['TRUE', 'False', ' no '])('reads PARALLEL_LLM_SAVE_OUTPUTS=%j whatever its case and spacing', (value) => {
@@ -297,7 +311,9 @@ describe('settings that would break calls later are refused at start', () => {
   });
 
   it('refuses a key with a space inside, naming OPENROUTER_API_KEY without echoing it', () => {
-    expect(() => loadConfig(withKey({ OPENROUTER_API_KEY: 'sk-or-v1 abc' }))).toThrow(/^OPENROUTER_API_KEY contains spaces or control characters: paste the key again$/);
+    expect(() => loadConfig(withKey({ OPENROUTER_API_KEY: 'sk-or-v1 abc' }))).toThrow(
+      /^OPENROUTER_API_KEY contains spaces or control characters: paste the key again$/,
+    );
   });
 
   it.each(['PARALLEL_LLM_BUDGET_MS', 'PARALLEL_LLM_TIMEOUT_MS', 'PARALLEL_LLM_IDLE_TIMEOUT_MS'])(
@@ -311,29 +327,48 @@ describe('settings that would break calls later are refused at start', () => {
     expect(() => loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '90000' }))).toThrow(
       /^PARALLEL_LLM_SYNTHESIS_MAX_CHARS \(100000\) must exceed PARALLEL_LLM_MAX_PROMPT_CHARS \(90000\) by at least 20000/,
     );
-    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '80000' })).synthesisMaxChars).toBe(100_000);
+    expect(
+      loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '100000', PARALLEL_LLM_MAX_PROMPT_CHARS: '80000' })).synthesisMaxChars,
+    ).toBe(100_000);
   });
 });
 
 describe('loadConfig: the prompt limit fits the stdio transport (issue 10, item 12)', () => {
   it('derives the prompt limit from PARALLEL_LLM_SYNTHESIS_MAX_CHARS set alone, instead of refusing to start', () => {
-    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '200000' }))).toMatchObject({ synthesisMaxChars: 200_000, maxPromptChars: 180_000 });
+    expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '200000' }))).toMatchObject({
+      synthesisMaxChars: 200_000,
+      maxPromptChars: 180_000,
+    });
     expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '2000000' })).maxPromptChars).toBe(500_000);
   });
 
   it('refuses a synthesis bound that leaves no room for any prompt', () => {
-    expect(configError(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '20000' })).message).toMatch(/^PARALLEL_LLM_SYNTHESIS_MAX_CHARS must be at least 20001/);
+    expect(configError(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '20000' })).message).toMatch(
+      /^PARALLEL_LLM_SYNTHESIS_MAX_CHARS must be at least 20001/,
+    );
   });
 
   it('refuses a prompt limit larger than one message of the stdio transport can carry', () => {
-    const env = withKey({ PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING + 1), PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '5000000' });
-    expect(configError(env).message).toMatch(new RegExp(`^PARALLEL_LLM_MAX_PROMPT_CHARS must be at most ${MAX_PROMPT_CHARS_CEILING}: .*MCP stdio transport`));
-    expect(loadConfig({ ...env, PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING) }).maxPromptChars).toBe(MAX_PROMPT_CHARS_CEILING);
+    const env = withKey({
+      PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING + 1),
+      PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '5000000',
+    });
+    expect(configError(env).message).toMatch(
+      new RegExp(`^PARALLEL_LLM_MAX_PROMPT_CHARS must be at most ${MAX_PROMPT_CHARS_CEILING}: .*MCP stdio transport`),
+    );
+    expect(loadConfig({ ...env, PARALLEL_LLM_MAX_PROMPT_CHARS: String(MAX_PROMPT_CHARS_CEILING) }).maxPromptChars).toBe(
+      MAX_PROMPT_CHARS_CEILING,
+    );
   });
 
   it('lets the SDK’s stdio reader take a prompt at the ceiling even when every character escapes to 6 bytes', () => {
     const prompt = '\u0001'.repeat(MAX_PROMPT_CHARS_CEILING);
-    const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt, models: ['x'.repeat(200)] } } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'process_prompt', arguments: { prompt, models: ['x'.repeat(200)] } },
+    };
     const line = Buffer.from(`${JSON.stringify(message)}\n`);
     expect(line.length).toBeGreaterThan(6 * MAX_PROMPT_CHARS_CEILING);
     // The worst moment: all but the end of the line is waiting when a full 64 KiB read arrives with the start of the next message.
@@ -352,7 +387,8 @@ describe('the answer cap', () => {
   it('carries 100000 characters of answers in a result by default, and at most 750000, so a result carrying them twice fits a 10 MiB line', () => {
     expect(loadConfig(withKey()).maxAnswerChars).toBe(100_000);
     expect(loadConfig(withKey({ PARALLEL_LLM_MAX_ANSWER_CHARS: '750000' })).maxAnswerChars).toBe(750_000);
-    expect(configError(withKey({ PARALLEL_LLM_MAX_ANSWER_CHARS: '750001' })).message).toBe('PARALLEL_LLM_MAX_ANSWER_CHARS must be at most 750000 (got "750001")');
+    expect(configError(withKey({ PARALLEL_LLM_MAX_ANSWER_CHARS: '750001' })).message).toBe(
+      'PARALLEL_LLM_MAX_ANSWER_CHARS must be at most 750000 (got "750001")',
+    );
   });
 });
-

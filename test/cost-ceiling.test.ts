@@ -25,13 +25,17 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.close()));
 });
 
-async function setUp(env: Record<string, string> = {}, options: FakeOptions = { prices: PRICES }): Promise<{ fake: FakeOpenRouter; harness: Harness }> {
+async function setUp(
+  env: Record<string, string> = {},
+  options: FakeOptions = { prices: PRICES },
+): Promise<{ fake: FakeOpenRouter; harness: Harness }> {
   const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50, ...options });
   fakes.push(fake);
   return { fake, harness: await start(fake, env) };
 }
 
-const ask = (harness: Harness, args: Record<string, unknown>) => callTool(harness, 'process_prompt', { prompt: 'q', max_tokens: 1000, ...args });
+const ask = (harness: Harness, args: Record<string, unknown>) =>
+  callTool(harness, 'process_prompt', { prompt: 'q', max_tokens: 1000, ...args });
 const runFolders = async (harness: Harness) => (await readdir(harness.outputDir)).filter((name) => /^\d{4}-/.test(name));
 
 describe('a call whose worst case is above its ceiling', () => {
@@ -42,7 +46,9 @@ describe('a call whose worst case is above its ceiling', () => {
     expect(result.structuredContent).toBeUndefined();
     const lines = text.split('\n');
     expect(lines[0]).toMatch(/^Refused before any request: the worst case is \$0\.05\d+, above the cost ceiling of \$0\.01\.$/);
-    expect(lines[1]).toMatch(/^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth \$0\.01\d* \(1 step\); c\/three \$0\.004\d* \(1 step\); a\/one \$0\.002\d* \(1 step\)\.$/);
+    expect(lines[1]).toMatch(
+      /^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth \$0\.01\d* \(1 step\); c\/three \$0\.004\d* \(1 step\); a\/one \$0\.002\d* \(1 step\)\.$/,
+    );
     expect(lines[2]).toMatch(/^Would fit: max_tokens \d+ \(worst case \$0\.0\d+\)\.$/);
     expect(fake.requests).toEqual([]);
     expect(await runFolders(harness)).toEqual([]);
@@ -77,7 +83,9 @@ describe('a call whose worst case is above its ceiling', () => {
     const { fake, harness } = await setUp({}, { prices: 'missing' });
     const { result, text } = await ask(harness, { max_cost_usd: 10 });
     expect(result.isError).toBe(true);
-    expect(text).toMatch(/^Refused before any request: the cost ceiling is \$10, and OpenRouter's prices could not be read: GET \/models failed: no route GET \/models\. Without prices no worst-case cost can be checked/);
+    expect(text).toMatch(
+      /^Refused before any request: the cost ceiling is \$10, and OpenRouter's prices could not be read: GET \/models failed: no route GET \/models\. Without prices no worst-case cost can be checked/,
+    );
     expect(fake.requests).toEqual([]);
   });
 
@@ -85,11 +93,18 @@ describe('a call whose worst case is above its ceiling', () => {
     const { fake, harness } = await setUp();
     const arguments_ = { prompt: 'q', max_tokens: 1000, max_cost_usd: 0.01 };
     const messages = [];
-    for await (const message of harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: arguments_ }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+    for await (const message of harness.client.experimental.tasks.callToolStream(
+      { name: 'process_prompt', arguments: arguments_ },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )) {
       messages.push(message);
     }
     const status = messages.find((message) => message.type === 'taskStatus');
-    expect(status?.type === 'taskStatus' && status.task).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/^Refused before any request: the worst case is/) });
+    expect(status?.type === 'taskStatus' && status.task).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringMatching(/^Refused before any request: the worst case is/),
+    });
     const taskId = status?.type === 'taskStatus' ? status.task.taskId : '';
     const result = (await harness.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
     expect(result.isError).toBe(true);

@@ -25,7 +25,9 @@ describe('estimateTokens', () => {
   });
 
   it('overestimates real text: an English paragraph of 4-5 characters a token in common tokenizers', () => {
-    const paragraph = 'The quick brown fox jumps over the lazy dog, and then it writes a careful code review of a pull request. '.repeat(20);
+    const paragraph = 'The quick brown fox jumps over the lazy dog, and then it writes a careful code review of a pull request. '.repeat(
+      20,
+    );
     expect(estimateTokens(paragraph)).toBeGreaterThan(paragraph.length / 4);
   });
 });
@@ -115,7 +117,10 @@ describe('worstCase: prices', () => {
   });
 
   it('lists each model without a price once, with the reason, and totals the priced steps only', () => {
-    const estimate = worstCase(plan({ models: ['a/cheap', 'acme/new', 'acme/new'], synthesizers: ['openrouter/auto', 's/synth'] }), ROUND_PRICES);
+    const estimate = worstCase(
+      plan({ models: ['a/cheap', 'acme/new', 'acme/new'], synthesizers: ['openrouter/auto', 's/synth'] }),
+      ROUND_PRICES,
+    );
     expect(estimate.unpriced).toEqual([
       { model: 'acme/new', reason: "acme/new is not in OpenRouter's model list" },
       { model: 'openrouter/auto', reason: expect.stringContaining('no fixed price') },

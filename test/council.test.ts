@@ -73,7 +73,11 @@ describe('parseRanking', () => {
   it('leaves out unknown letters and repeats, and names the candidates a partial ranking forgot', () => {
     const ranking = parseRanking('RANKING: C > B > C > A', shown);
     expect(ranking.order).toEqual([6, 5]);
-    expect(ranking.warnings).toEqual([expect.stringMatching(/"B".*\(A, C, D\)/), expect.stringMatching(/Candidate C is ranked twice/), expect.stringMatching(/leaves out Candidate D/)]);
+    expect(ranking.warnings).toEqual([
+      expect.stringMatching(/"B".*\(A, C, D\)/),
+      expect.stringMatching(/Candidate C is ranked twice/),
+      expect.stringMatching(/leaves out Candidate D/),
+    ]);
   });
 
   it('gives an empty ranking, with a warning, when there is none to read', () => {
@@ -119,7 +123,10 @@ describe('aggregateRankings', () => {
   });
 
   it('breaks a tie by first places, then by letter (Z before AA)', () => {
-    const many = [{ label: 'AA', index: 26, model: 'm/AA' }, { label: 'Z', index: 25, model: 'm/Z' }];
+    const many = [
+      { label: 'AA', index: 26, model: 'm/AA' },
+      { label: 'Z', index: 25, model: 'm/Z' },
+    ];
     expect(aggregateRankings([], many).map((entry) => entry.label)).toEqual(['Z', 'AA']);
   });
 });

@@ -112,7 +112,9 @@ describe('run folders survive SIGKILL mid-write', () => {
         expect(entry.isFile(), `${context}: ${entry.name} is a regular file`).toBe(true);
         expect(entry.name, `${context}: only final names, no temporary or partial file`).toMatch(/^file-\d{2}\.txt$/);
         const { generation } = verify(entry.name, await readFile(path.join(killed.runDir, entry.name)));
-        expect(generation, `${context}: ${entry.name} is no older than its last reported write`).toBeGreaterThanOrEqual(killed.reported.get(entry.name) ?? 0);
+        expect(generation, `${context}: ${entry.name} is no older than its last reported write`).toBeGreaterThanOrEqual(
+          killed.reported.get(entry.name) ?? 0,
+        );
       }
       for (const name of killed.reported.keys()) expect(names, `${context}: a reported write is on disk`).toContain(name);
 

@@ -91,13 +91,16 @@ describe('EACCES leaves no temporary file behind (issue 18, item 1)', () => {
     const node = [process.execPath, '--import', 'tsx', writer, root];
     // Root may write in a read-only folder: the writer runs without that right.
     const command = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...node] : node;
-    const outcome = await run(command[0]!, command.slice(1), { cwd: projectRoot }).catch((error: NodeJS.ErrnoException & { stderr?: string }) => error);
+    const outcome = await run(command[0]!, command.slice(1), { cwd: projectRoot }).catch(
+      (error: NodeJS.ErrnoException & { stderr?: string }) => error,
+    );
     if (outcome instanceof Error) {
       if (outcome.code === 'ENOENT') context.skip(`cannot drop the right to override permissions: ${outcome.message}`);
       throw outcome;
     }
     const report = JSON.parse(outcome.stdout);
-    for (const name of ['whole', 'journal', 'exclusive', 'streamed']) expect(report[name], name).toEqual({ outcome: 'EACCES', staging: [] });
+    for (const name of ['whole', 'journal', 'exclusive', 'streamed'])
+      expect(report[name], name).toEqual({ outcome: 'EACCES', staging: [] });
   });
 });
 

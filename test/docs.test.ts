@@ -37,7 +37,11 @@ describe('the documented default models', () => {
 const pages = ['README.md', ...readdirSync(path.join(root, 'docs')).map((file) => `docs/${file}`)];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\- ]/g, '').replaceAll(' ', '-');
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replaceAll(' ', '-');
 
 describe('the README', () => {
   const readme = read('README.md');
@@ -55,8 +59,10 @@ describe('the README', () => {
   });
 
   it('says what a call costs and how to cap it, what is sent where and what is kept, and each client’s time limit', () => {
-    for (const heading of ['## What a call costs', '## What is sent where, and what is kept', '## Time limits']) expect(readme).toContain(`\n${heading}\n`);
-    for (const client of ['Claude Code', 'Claude Desktop', 'Cursor', 'VS Code', 'Codex', 'Gemini CLI']) expect(readme).toMatch(new RegExp(`^\\| ${client} \\|`, 'm'));
+    for (const heading of ['## What a call costs', '## What is sent where, and what is kept', '## Time limits'])
+      expect(readme).toContain(`\n${heading}\n`);
+    for (const client of ['Claude Code', 'Claude Desktop', 'Cursor', 'VS Code', 'Codex', 'Gemini CLI'])
+      expect(readme).toMatch(new RegExp(`^\\| ${client} \\|`, 'm'));
     expect(readme).toContain('default_tools_approval_mode = "approve"');
     expect(readme).toContain('tool_timeout_sec');
   });

@@ -40,18 +40,28 @@ describe('judging a configured model id against the model list', () => {
     expect(judgeModel('~z-ai/glm-latest', [row('z-ai/glm-5.3')])).toEqual({ status: 'unchecked_alias' });
   });
 
-  it.each([':nitro', ':floor', ':free', ':online', ':thinking', ':exacto', ':some-new-variant'])('accepts the %s variant of a listed id, checked on its base id', (variant) => {
-    expect(judgeModel(`openai/gpt-5.3-codex${variant}`, CATALOGUE)).toEqual({ status: 'listed', variantOf: 'openai/gpt-5.3-codex' });
-  });
+  it.each([':nitro', ':floor', ':free', ':online', ':thinking', ':exacto', ':some-new-variant'])(
+    'accepts the %s variant of a listed id, checked on its base id',
+    (variant) => {
+      expect(judgeModel(`openai/gpt-5.3-codex${variant}`, CATALOGUE)).toEqual({ status: 'listed', variantOf: 'openai/gpt-5.3-codex' });
+    },
+  );
 
   it('accepts a variant the list shows as a row of its own, and a variant of a listed alias', () => {
     expect(judgeModel('x-ai/grok-4.1-fast:free', CATALOGUE)).toEqual({ status: 'listed' });
-    expect(judgeModel('~x-ai/grok-latest:nitro', CATALOGUE)).toEqual({ status: 'listed', aliasOf: 'x-ai/grok-4.3', variantOf: '~x-ai/grok-latest' });
+    expect(judgeModel('~x-ai/grok-latest:nitro', CATALOGUE)).toEqual({
+      status: 'listed',
+      aliasOf: 'x-ai/grok-4.3',
+      variantOf: '~x-ai/grok-latest',
+    });
   });
 
   it('judges a variant of an expiring or unknown id as its base: expiring, or gone with the base id’s nearest ids', () => {
     expect(judgeModel('openai/gpt-5.1-codex:nitro', CATALOGUE)).toMatchObject({ status: 'expiring', date: '2026-07-15' });
-    expect(judgeModel('x-ai/grok-4-fast:floor', CATALOGUE)).toEqual({ status: 'gone', suggestions: nearestCurrent('x-ai/grok-4-fast', CATALOGUE) });
+    expect(judgeModel('x-ai/grok-4-fast:floor', CATALOGUE)).toEqual({
+      status: 'gone',
+      suggestions: nearestCurrent('x-ai/grok-4-fast', CATALOGUE),
+    });
   });
 
   it('calls an alias gone when the list shows aliases but not this one', () => {
@@ -71,7 +81,10 @@ describe('judging a configured model id against the model list', () => {
   });
 
   it('prefers the same family over a newer model of another family', () => {
-    expect(nearestCurrent('google/gemini-2.5-pro', CATALOGUE).slice(0, 2).sort()).toEqual(['google/gemini-3.1-pro-preview', '~google/gemini-pro-latest']);
+    expect(nearestCurrent('google/gemini-2.5-pro', CATALOGUE).slice(0, 2).sort()).toEqual([
+      'google/gemini-3.1-pro-preview',
+      '~google/gemini-pro-latest',
+    ]);
   });
 
   it('flags an id with an expiration date and suggests its current successor', () => {
@@ -86,11 +99,24 @@ describe('judging a configured model id against the model list', () => {
 });
 
 describe('doctor’s suggestions for a mistyped model id', () => {
-  const ids = ['openai/gpt-4o', 'openai/gpt-4o-mini', 'openai/gpt-4.1', 'openai/gpt-5', 'openai/gpt-5-mini', 'openai/gpt-5-codex', 'x-ai/grok-4-fast'];
+  const ids = [
+    'openai/gpt-4o',
+    'openai/gpt-4o-mini',
+    'openai/gpt-4.1',
+    'openai/gpt-5',
+    'openai/gpt-5-mini',
+    'openai/gpt-5-codex',
+    'x-ai/grok-4-fast',
+  ];
 
   it.each(['openai/gpt-5-codx', 'openai/gtp-5-codex', 'openai/gpt-5-codec'])('puts the closest id first for %s', (typo) => {
     expect(similar(typo, ids)[0]).toBe('openai/gpt-5-codex');
-    expect(nearestCurrent(typo, ids.map((id) => row(id)))[0]).toBe('openai/gpt-5-codex');
+    expect(
+      nearestCurrent(
+        typo,
+        ids.map((id) => row(id)),
+      )[0],
+    ).toBe('openai/gpt-5-codex');
   });
 
   it('suggests nothing when no id is close, and at most three', () => {
@@ -162,7 +188,9 @@ describe('doctor against a hung or partial upstream', () => {
     const result = await doctorAgainst({ key: { label: 'k' }, models: [{ id: 'x-ai/grok-4.3' }, { id: 'google/gemini-3.1-pro-preview' }] });
 
     expect(result.code).toBe(0);
-    expect(result.text()).toMatch(/^\? candidate and synthesizer model ~google\/gemini-pro-latest is an alias, which \S+ does not list \(it lists no aliases\): it was not checked$/m);
+    expect(result.text()).toMatch(
+      /^\? candidate and synthesizer model ~google\/gemini-pro-latest is an alias, which \S+ does not list \(it lists no aliases\): it was not checked$/m,
+    );
     expect(result.text()).not.toMatch(/^✔ .*~google/m);
     expect(result.text().trim().split('\n').at(-1)).toBe('3 passed, 1 could not be checked.');
   });
@@ -175,7 +203,9 @@ describe('doctor against a hung or partial upstream', () => {
 
     expect(result.code).toBe(0);
     expect(result.text()).toContain('✔ candidate model x-ai/grok-4.3 exists');
-    expect(result.text()).toContain('✔ candidate and synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
+    expect(result.text()).toContain(
+      '✔ candidate and synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)',
+    );
     expect(result.text().trim().split('\n').at(-1)).toBe('3 passed, 1 could not be checked.');
   });
 });

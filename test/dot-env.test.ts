@@ -17,11 +17,18 @@ describe('reading a .env text', () => {
   });
 
   it('keeps quoted values as they are, comments and spaces included; double quotes understand \\n, \\t, \\" and \\\\', () => {
-    expect(parsed(`A="a # b "\nB='c # d \\n'\nC="line\\nnext\\t\\"q\\" \\\\"\n`)).toEqual({ A: 'a # b ', B: 'c # d \\n', C: 'line\nnext\t"q" \\' });
+    expect(parsed(`A="a # b "\nB='c # d \\n'\nC="line\\nnext\\t\\"q\\" \\\\"\n`)).toEqual({
+      A: 'a # b ',
+      B: 'c # d \\n',
+      C: 'line\nnext\t"q" \\',
+    });
   });
 
   it('reads a double-quoted value over several lines without reading its lines as variables', () => {
-    expect(parsed('KEY="-----BEGIN\nX=not a variable\n-----END"\nNEXT=1\n')).toEqual({ KEY: '-----BEGIN\nX=not a variable\n-----END', NEXT: '1' });
+    expect(parsed('KEY="-----BEGIN\nX=not a variable\n-----END"\nNEXT=1\n')).toEqual({
+      KEY: '-----BEGIN\nX=not a variable\n-----END',
+      NEXT: '1',
+    });
   });
 
   it('takes Windows line ends, a byte-order mark and an empty value', () => {
@@ -35,10 +42,17 @@ describe('reading a .env text', () => {
 
 describe('loading .env from the working folder', () => {
   it('sets only OPENROUTER_* and PARALLEL_LLM_* variables the environment does not have, even empty ones', async () => {
-    const dir = await folderWithDotEnv('OPENROUTER_API_KEY=from-file\nPARALLEL_LLM_MODELS=a/b\nPARALLEL_LLM_TEMPERATURE=1\nOPENROUTER_BASE_URL=http://file\nNODE_TLS_REJECT_UNAUTHORIZED=0\n');
+    const dir = await folderWithDotEnv(
+      'OPENROUTER_API_KEY=from-file\nPARALLEL_LLM_MODELS=a/b\nPARALLEL_LLM_TEMPERATURE=1\nOPENROUTER_BASE_URL=http://file\nNODE_TLS_REJECT_UNAUTHORIZED=0\n',
+    );
     const env: NodeJS.ProcessEnv = { PARALLEL_LLM_TEMPERATURE: '0.2', OPENROUTER_BASE_URL: '' };
     expect(loadDotEnv(dir, env).sort()).toEqual(['OPENROUTER_API_KEY', 'PARALLEL_LLM_MODELS']);
-    expect(env).toEqual({ OPENROUTER_API_KEY: 'from-file', PARALLEL_LLM_MODELS: 'a/b', PARALLEL_LLM_TEMPERATURE: '0.2', OPENROUTER_BASE_URL: '' });
+    expect(env).toEqual({
+      OPENROUTER_API_KEY: 'from-file',
+      PARALLEL_LLM_MODELS: 'a/b',
+      PARALLEL_LLM_TEMPERATURE: '0.2',
+      OPENROUTER_BASE_URL: '',
+    });
   });
 
   it('does nothing without a .env file', async () => {

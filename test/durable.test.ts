@@ -33,7 +33,8 @@ function models(prefix: string, slowMs = 20, synthesis: { answer?: string; delay
   return { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
 }
 
-const start = (env: Record<string, string>, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> => startClosedAfterEach(fake, env, options);
+const start = (env: Record<string, string>, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> =>
+  startClosedAfterEach(fake, env, options);
 const journal = async (folder: string) => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
 const requests = (model: string) => fake.requestsFor(model).length;
 
@@ -60,7 +61,9 @@ describe('durable before acknowledged', () => {
         type Candidate = { status: string; file?: string; reasoning_file?: string };
         const answered = record.candidates.filter((c: Candidate) => c.status === 'answered');
         for (const c of answered.filter((c: Candidate) => !c.file)) named.push(`an answer with no file: MISSING (${JSON.stringify(c)})`);
-        const files = [...record.candidates.map((c: Candidate) => [c.file, c.reasoning_file]).flat(), record.synthesis.file].filter(Boolean);
+        const files = [...record.candidates.map((c: Candidate) => [c.file, c.reasoning_file]).flat(), record.synthesis.file].filter(
+          Boolean,
+        );
         for (const file of files) named.push(`${file}: ${existsSync(path.join(this.dir, file)) ? 'there' : 'MISSING'}`);
       }
       return write.call(this, fileName, content, options);
@@ -84,7 +87,11 @@ describe('the disk failing mid-run', () => {
     if (typeof tmpfs === 'string') return context.skip(tmpfs);
     try {
       const big = 'An answer that does not fit. '.repeat(14_000);
-      const harness = await start({ ...models('full', 300, { answer: big }), PARALLEL_LLM_OUTPUT_DIR: path.join(tmpfs.dir, 'runs'), PARALLEL_LLM_MAX_ANSWER_CHARS: '750000' });
+      const harness = await start({
+        ...models('full', 300, { answer: big }),
+        PARALLEL_LLM_OUTPUT_DIR: path.join(tmpfs.dir, 'runs'),
+        PARALLEL_LLM_MAX_ANSWER_CHARS: '750000',
+      });
       const pending = callTool(harness, 'process_prompt', { prompt: 'q' });
       // Both candidates' answers are in; now the disk fills up before the synthesis is saved.
       await waitFor(() => requests('full/synth') === 1);
@@ -119,7 +126,9 @@ describe('claims', () => {
     const outputDir = await tempDir();
     const env = models('two-processes', 200);
     const [first, second] = await Promise.all([start(env, { outputDir }), start(env, { outputDir })]);
-    const results = await Promise.all([first, second].map((harness) => callTool(harness, 'process_prompt', { prompt: 'the same question' })));
+    const results = await Promise.all(
+      [first, second].map((harness) => callTool(harness, 'process_prompt', { prompt: 'the same question' })),
+    );
     expect(results.map(({ data }) => data!.joined).sort()).toEqual(['attached', 'new']);
     expect(new Set(results.map(({ data }) => data!.run_id)).size).toBe(1);
     expect(['two-processes/one', 'two-processes/two', 'two-processes/synth'].map(requests)).toEqual([1, 1, 1]);
@@ -135,7 +144,9 @@ describe('claims', () => {
     expect(fake.requests.filter((request) => request.model === key)).toEqual([]);
     const everything = await readEverything(harness.outputDir);
     expect(everything).not.toContain(key);
-    expect(() => loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test', PARALLEL_LLM_MODELS: `a/one,${key}` })).toThrow(/PARALLEL_LLM_MODELS holds what looks like an API key/);
+    expect(() => loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test', PARALLEL_LLM_MODELS: `a/one,${key}` })).toThrow(
+      /PARALLEL_LLM_MODELS holds what looks like an API key/,
+    );
     try {
       loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test', PARALLEL_LLM_MODELS: key });
     } catch (error) {
@@ -149,12 +160,26 @@ describe.skipIf(!readOwnKernelView())('liveness', () => {
   async function journalOwnedBy(harness: Harness, ownerStartTime: (real: number) => number) {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     const stat = await readProcStat(child.pid!, new AbortController().signal);
-    const { id } = mustStart(await harness.app.service.start({ prompt: 'owned', models: ['live/one'], synthesizers: ['live/synth'], temperature: 0.7, maxTokens: 100, strategy: 'synthesize' }));
+    const { id } = mustStart(
+      await harness.app.service.start({
+        prompt: 'owned',
+        models: ['live/one'],
+        synthesizers: ['live/synth'],
+        temperature: 0.7,
+        maxTokens: 100,
+        strategy: 'synthesize',
+      }),
+    );
     await harness.app.runs.idle();
     const folder = path.join(harness.outputDir, id);
     const record = await journal(folder);
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000).toISOString();
-    Object.assign(record, { status: 'running', updated_at: twoHoursAgo, finished_at: undefined, synthesis: { status: 'waiting', attempts: [] } });
+    Object.assign(record, {
+      status: 'running',
+      updated_at: twoHoursAgo,
+      finished_at: undefined,
+      synthesis: { status: 'waiting', attempts: [] },
+    });
     record.owner = { ...record.owner, pid: child.pid, instance: 'a0a0a0a0a0a0a0a0', start_time: ownerStartTime(stat!.startTime) };
     await writeFile(path.join(folder, 'run.json'), JSON.stringify(record));
     return { id, stop: () => child.kill('SIGKILL') };

@@ -63,7 +63,13 @@ describe('UpstreamError: retryability by kind', () => {
 describe('UpstreamError.toJSON', () => {
   it('carries kind, message, status, code and retry_after_ms', () => {
     const error = httpError(429, 'Rate limit exceeded', { code: 'rate_limit', retryAfterMs: 3000 });
-    expect(error.toJSON()).toEqual({ kind: 'rate_limited', message: 'Rate limit exceeded', status: 429, code: 'rate_limit', retry_after_ms: 3000 });
+    expect(error.toJSON()).toEqual({
+      kind: 'rate_limited',
+      message: 'Rate limit exceeded',
+      status: 429,
+      code: 'rate_limit',
+      retry_after_ms: 3000,
+    });
   });
 
   it('leaves out fields that are not known, rather than writing undefined', () => {
@@ -111,7 +117,9 @@ describe('adviceFor', () => {
   });
 
   it('names PARALLEL_LLM_IDLE_TIMEOUT_MS for a silent stream, and PARALLEL_LLM_TIMEOUT_MS for the call’s limit', () => {
-    const idle = adviceFor(new UpstreamError({ kind: 'timeout', code: 'idle_timeout', message: 'the stream was silent for 90000 ms' }).toJSON());
+    const idle = adviceFor(
+      new UpstreamError({ kind: 'timeout', code: 'idle_timeout', message: 'the stream was silent for 90000 ms' }).toJSON(),
+    );
     const call = adviceFor(new UpstreamError({ kind: 'timeout', message: 'no complete answer within the 240000 ms limit' }).toJSON());
     expect(idle).toContain('PARALLEL_LLM_IDLE_TIMEOUT_MS');
     expect(idle).not.toContain('PARALLEL_LLM_TIMEOUT_MS');

@@ -45,7 +45,10 @@ class StalledDisk extends Disk {
 }
 
 /** An output folder with its staging folder, and a writer of `answer.md` in it. */
-async function writerIn(batching: { batchChars: number; batchMs: number }, disk: (root: string) => Disk = (root) => new WatchedDisk(root, 5000, false)) {
+async function writerIn(
+  batching: { batchChars: number; batchMs: number },
+  disk: (root: string) => Disk = (root) => new WatchedDisk(root, 5000, false),
+) {
   const root = await tempDir();
   const staging = path.join(root, '.staging');
   await mkdir(staging, { mode: 0o700 });
@@ -142,20 +145,27 @@ describe('FileWriter', () => {
     expect(await readdir(staging)).toEqual([]);
   });
 
-  it.skipIf(process.platform === 'win32')('fails the file, leaving nothing, when the disk takes only part of a write (it filled up midway)', async () => {
-    const root = await tempDir();
-    const module = (file: string) => JSON.stringify(path.join(projectRoot, 'src', 'store', file));
-    const script = [
-      `import { Disk } from ${module('disk.ts')};`,
-      `import { FileWriter } from ${module('file-writer.ts')};`,
-      `const writer = new FileWriter(new Disk(${JSON.stringify(root)}, 5000, false), ${JSON.stringify(path.join(root, 'answer.md'))});`,
-      `writer.write('x'.repeat(1600));`,
-      `await writer.finish().then(() => console.log('finished'), (error) => console.log(error.code));`,
-    ].join('\n');
-    // A file size limit of 1 KiB: the kernel takes the first 1024 bytes of the write and returns, with no error.
-    const { stdout } = await promisify(execFile)('bash', ['-c', 'ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], { cwd: projectRoot });
-    expect(stdout.trim()).toBe('ERR_STORE_SHORT_WRITE');
-    expect(await readdir(path.join(root, '.staging'))).toEqual([]);
-    expect(await readdir(root)).toEqual(['.staging']);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'fails the file, leaving nothing, when the disk takes only part of a write (it filled up midway)',
+    async () => {
+      const root = await tempDir();
+      const module = (file: string) => JSON.stringify(path.join(projectRoot, 'src', 'store', file));
+      const script = [
+        `import { Disk } from ${module('disk.ts')};`,
+        `import { FileWriter } from ${module('file-writer.ts')};`,
+        `const writer = new FileWriter(new Disk(${JSON.stringify(root)}, 5000, false), ${JSON.stringify(path.join(root, 'answer.md'))});`,
+        `writer.write('x'.repeat(1600));`,
+        `await writer.finish().then(() => console.log('finished'), (error) => console.log(error.code));`,
+      ].join('\n');
+      // A file size limit of 1 KiB: the kernel takes the first 1024 bytes of the write and returns, with no error.
+      const { stdout } = await promisify(execFile)(
+        'bash',
+        ['-c', 'ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script],
+        { cwd: projectRoot },
+      );
+      expect(stdout.trim()).toBe('ERR_STORE_SHORT_WRITE');
+      expect(await readdir(path.join(root, '.staging'))).toEqual([]);
+      expect(await readdir(root)).toEqual(['.staging']);
+    },
+  );
 });

@@ -40,17 +40,26 @@ describe('a follow-up on a finished run', () => {
     expect(messages('fu/m1', 1)).toEqual([
       { role: 'user', content: 'What is 2+2?' },
       { role: 'assistant', content: 'one said 4' },
-      { role: 'user', content: 'Several AI models answered that question, you among them. The final answer, combining their answers, was:\n\nFINAL: 4\n\n---\n\nAnd 2+3?' },
+      {
+        role: 'user',
+        content:
+          'Several AI models answered that question, you among them. The final answer, combining their answers, was:\n\nFINAL: 4\n\n---\n\nAnd 2+3?',
+      },
     ]);
     expect(messages('fu/m2', 1)[1]).toEqual({ role: 'assistant', content: 'two said 5' });
     const synthesis = messages('fu/synth', 1)[0]!.content;
-    expect(synthesis).toContain('### An earlier question\n\nWhat is 2+2?\n\n### The final answer to it\n\nFINAL: 4\n\n### The follow-up question to answer now\n\nAnd 2+3?');
+    expect(synthesis).toContain(
+      '### An earlier question\n\nWhat is 2+2?\n\n### The final answer to it\n\nFINAL: 4\n\n### The follow-up question to answer now\n\nAnd 2+3?',
+    );
 
     expect(data!.follow_up_of).toBe(earlier.data!.run_id);
     expect(data!.run_id).not.toBe(earlier.data!.run_id);
     expect(text).toContain(`Follows up run ${earlier.data!.run_id}.`);
     await harness.app.runs.idle();
-    expect(JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'))).toMatchObject({ follow_up_of: earlier.data!.run_id, prompt: 'And 2+3?' });
+    expect(JSON.parse(await readFile(path.join(data!.run_folder!, 'run.json'), 'utf8'))).toMatchObject({
+      follow_up_of: earlier.data!.run_id,
+      prompt: 'And 2+3?',
+    });
   });
 
   it('gives a model new to the conversation the final answer as its earlier turn', async () => {
@@ -73,14 +82,22 @@ describe('a follow-up on a finished run', () => {
     const { data } = await ask(harness, { prompt: 'Shorter?', follow_up_of: earlier.data!.run_id });
     const sent = messages('fu-long/m1', 1);
     expect(sent.map((message) => message.content).join('').length).toBeLessThanOrEqual(2000);
-    expect(sent[1]!.content).toMatch(/^x+\n\n\[\.\.\. \d+ characters of this earlier turn left out to fit PARALLEL_LLM_MAX_PROMPT_CHARS\]$/);
-    expect(data!.warnings).toContain("the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (2000 characters), so the earlier turns were shortened to fit");
+    expect(sent[1]!.content).toMatch(
+      /^x+\n\n\[\.\.\. \d+ characters of this earlier turn left out to fit PARALLEL_LLM_MAX_PROMPT_CHARS\]$/,
+    );
+    expect(data!.warnings).toContain(
+      "the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (2000 characters), so the earlier turns were shortened to fit",
+    );
   });
 });
 
 describe('a follow-up that cannot be', () => {
   it.each([
-    ['an unknown run', '2020-01-01T00-00-00.000Z_00000000', 'Cannot follow up: there is no run 2020-01-01T00-00-00.000Z_00000000 to follow up'],
+    [
+      'an unknown run',
+      '2020-01-01T00-00-00.000Z_00000000',
+      'Cannot follow up: there is no run 2020-01-01T00-00-00.000Z_00000000 to follow up',
+    ],
     ['a malformed id', '../etc', 'Cannot follow up: follow_up_of "../etc" is not a run id'],
   ])('is refused for %s, before any request', async (_name, id, message) => {
     const harness = await start(fake, panel('fu-bad'));
@@ -99,7 +116,9 @@ describe('a follow-up that cannot be', () => {
     expect(running.data!.status).toBe('running');
     const refused = await ask(harness, { prompt: 'next', follow_up_of: running.data!.run_id });
     expect(refused.result.isError).toBe(true);
-    expect(refused.text).toBe(`Cannot follow up: run ${running.data!.run_id} is still running: wait for it to finish (get_run), then ask the follow-up.`);
+    expect(refused.text).toBe(
+      `Cannot follow up: run ${running.data!.run_id} is still running: wait for it to finish (get_run), then ask the follow-up.`,
+    );
 
     fake.on('fu-busy/down', { status: 400, error: { code: 400, message: 'no such model' } });
     const failed = await ask(harness, { prompt: 'q', models: ['fu-busy/down'] });

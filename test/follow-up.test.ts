@@ -26,7 +26,12 @@ describe('followUpMessages', () => {
     expect(followUpMessages(earlier, 'B: Kafka', 'And for 10x the volume?')).toEqual([
       { role: 'user', content: 'Which database for an event log?' },
       { role: 'assistant', content: 'B: Kafka' },
-      { role: 'user', content: expect.stringMatching(/^Several AI models answered that question, you among them\. .*\n\nFINAL: Postgres, partitioned by day\.\n\n---\n\nAnd for 10x the volume\?$/) },
+      {
+        role: 'user',
+        content: expect.stringMatching(
+          /^Several AI models answered that question, you among them\. .*\n\nFINAL: Postgres, partitioned by day\.\n\n---\n\nAnd for 10x the volume\?$/,
+        ),
+      },
     ]);
   });
 

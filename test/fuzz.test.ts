@@ -39,10 +39,16 @@ const blank = fc
   .array(fc.constantFrom(' ', '\n', '\t', '\r', '\u00a0', '\u2028', '\u3000', '\ufeff'), { maxLength: 6 })
   .map((parts) => parts.join(''));
 const loneSurrogates = fc
-  .array(fc.oneof(fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), fc.string({ maxLength: 3 })), {
-    minLength: 1,
-    maxLength: 6,
-  })
+  .array(
+    fc.oneof(
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+      fc.string({ maxLength: 3 }),
+    ),
+    {
+      minLength: 1,
+      maxLength: 6,
+    },
+  )
   .map((parts) => parts.join(''));
 /** Repeats a short unit into a few thousand characters: around the prompt limit of the harness below. */
 const hugeish = fc
@@ -72,7 +78,10 @@ const modelIdArb = fc.oneof({ arbitrary: fc.constantFrom('m/a', 'm/b', 'vendor/m
 const validArgumentsArb = fc.record(
   {
     prompt: text.filter((value) => value.trim().length > 0 && value.length <= MAX_PROMPT_CHARS),
-    models: fc.array(modelIdArb.filter((id) => id.trim().length > 0), { minLength: 1, maxLength: 4 }),
+    models: fc.array(
+      modelIdArb.filter((id) => id.trim().length > 0),
+      { minLength: 1, maxLength: 4 },
+    ),
     synthesizer_model: modelIdArb.filter((id) => id.trim().length > 0),
     temperature: fc.double({ min: 0, max: 2, noNaN: true }),
     max_tokens: fc.integer({ min: 1, max: 1_000_000 }),
@@ -120,7 +129,8 @@ function invalidFields(args: Record<string, unknown>): Field[] {
   const get = (key: Field) => (Object.hasOwn(args, key) ? args[key] : undefined);
   const ok: Record<Field, (value: unknown) => boolean> = {
     prompt: (value) => isNonBlankString(value) && value.length <= MAX_PROMPT_CHARS,
-    models: (value) => value === undefined || (Array.isArray(value) && value.length >= 1 && value.length <= 20 && value.every(isNonBlankString)),
+    models: (value) =>
+      value === undefined || (Array.isArray(value) && value.length >= 1 && value.length <= 20 && value.every(isNonBlankString)),
     synthesizer_model: (value) => value === undefined || isNonBlankString(value),
     temperature: (value) => value === undefined || (typeof value === 'number' && value >= 0 && value <= 2),
     max_tokens: (value) => value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 1_000_000),
@@ -155,7 +165,9 @@ describe('process_prompt with random arguments (in-process server, SDK client)',
       fc.asyncProperty(argumentsArb, fc.boolean(), async (args, withProgress) => {
         const before = fake.requests.length;
         const progress: Array<{ progress: number; total?: number }> = [];
-        const options = withProgress ? { onprogress: (update: { progress: number; total?: number }) => void progress.push(update) } : undefined;
+        const options = withProgress
+          ? { onprogress: (update: { progress: number; total?: number }) => void progress.push(update) }
+          : undefined;
         const result = (await harness.client.callTool({ name: 'process_prompt', arguments: args }, undefined, options)) as CallToolResult;
         const message = firstText(result);
         expect(message.trim()).not.toBe('');
@@ -193,16 +205,22 @@ describe('process_prompt with random arguments (in-process server, SDK client)',
 
   it('arguments that are not an object get a JSON-RPC error or an isError result, and the server keeps answering', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.array(json, { maxLength: 3 }), fc.string(), fc.double(), fc.boolean(), fc.constant(null)).map(overTheWire), async (args) => {
-        const outcome = await harness.client.callTool({ name: 'process_prompt', arguments: args as never }).then(
-          (result) => result as CallToolResult,
-          (error: unknown) => error,
-        );
-        if (outcome instanceof McpError) expect(outcome.message).toMatch(/arguments/);
-        else expect((outcome as CallToolResult).isError).toBe(true);
-        const next = (await harness.client.callTool({ name: 'process_prompt', arguments: { prompt: 'still there?', models: ['m/a'] } })) as CallToolResult;
-        expect(next.isError).toBeFalsy();
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.array(json, { maxLength: 3 }), fc.string(), fc.double(), fc.boolean(), fc.constant(null)).map(overTheWire),
+        async (args) => {
+          const outcome = await harness.client.callTool({ name: 'process_prompt', arguments: args as never }).then(
+            (result) => result as CallToolResult,
+            (error: unknown) => error,
+          );
+          if (outcome instanceof McpError) expect(outcome.message).toMatch(/arguments/);
+          else expect((outcome as CallToolResult).isError).toBe(true);
+          const next = (await harness.client.callTool({
+            name: 'process_prompt',
+            arguments: { prompt: 'still there?', models: ['m/a'] },
+          })) as CallToolResult;
+          expect(next.isError).toBeFalsy();
+        },
+      ),
       runs(25),
     );
   });
@@ -230,7 +248,8 @@ async function outcomeOf(client: OpenRouterClient, model: string, guardMs = 4000
   const settled = client.complete({ model, prompt: 'fuzz', temperature: 0.5, maxTokens: 100 }).then(
     (ok) => ({ ok }),
     (error: unknown) => {
-      if (!(error instanceof UpstreamError)) throw new Error(`complete() rejected with a non-UpstreamError: ${String(error)}`, { cause: error });
+      if (!(error instanceof UpstreamError))
+        throw new Error(`complete() rejected with a non-UpstreamError: ${String(error)}`, { cause: error });
       return { error };
     },
   );
@@ -262,7 +281,10 @@ const errorObjectArb = fc.record(
   { requiredKeys: [] },
 );
 const partArb = fc.record(
-  { content: fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), blank, fc.constant(null), json), reasoning: fc.oneof(fc.string(), fc.constant(null), json) },
+  {
+    content: fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), blank, fc.constant(null), json),
+    reasoning: fc.oneof(fc.string(), fc.constant(null), json),
+  },
   { requiredKeys: [] },
 );
 const choiceArb = fc.record(
@@ -279,7 +301,10 @@ const completionLikeArb = fc.record(
     id: fc.oneof(fc.string(), json),
     provider: fc.oneof(fc.string(), json),
     choices: fc.oneof({ arbitrary: fc.array(choiceArb, { maxLength: 2 }), weight: 4 }, { arbitrary: json, weight: 1 }),
-    usage: fc.oneof(fc.record({ prompt_tokens: fc.nat(), completion_tokens: fc.nat(), cost: fc.double({ min: 0, max: 1, noNaN: true }) }), json),
+    usage: fc.oneof(
+      fc.record({ prompt_tokens: fc.nat(), completion_tokens: fc.nat(), cost: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      json,
+    ),
     error: fc.oneof({ arbitrary: errorObjectArb, weight: 1 }, { arbitrary: fc.constant(undefined), weight: 3 }),
   },
   { requiredKeys: [] },
@@ -294,7 +319,13 @@ function contentOf(body: unknown): unknown {
 
 /** The answer in `content` given as parts: the text of its text parts. */
 const textOfParts = (parts: unknown[]) =>
-  parts.map((part) => (isObject(part) && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('');
+  parts
+    .map((part) =>
+      isObject(part) && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string'
+        ? (part as { text: string }).text
+        : '',
+    )
+    .join('');
 
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const parsesAsJson = (raw: string) => {
@@ -355,7 +386,11 @@ describe('client.complete() against random and malformed upstream bodies', () =>
   });
 
   it('any error status 400-599 with any body: rejects with kind http (rate_limited for 429) carrying that status', async () => {
-    const body = fc.oneof(fc.string(), fc.json(), errorObjectArb.map((error) => JSON.stringify({ error })));
+    const body = fc.oneof(
+      fc.string(),
+      fc.json(),
+      errorObjectArb.map((error) => JSON.stringify({ error })),
+    );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 400, max: 599 }), body, async (status, text) => {
         const outcome = await serve({ status, body: text });
@@ -377,7 +412,10 @@ describe('client.complete() against random and malformed upstream bodies', () =>
       completionLikeArb.map((value) => `data: ${JSON.stringify(value)}`),
       fc.constantFrom('', ': OPENROUTER PROCESSING', 'data: [DONE]', '\r', 'event: message', 'data:'),
     );
-    const item = fc.oneof({ arbitrary: line, weight: 9 }, { arbitrary: fc.integer({ min: 0, max: 3 }).map((pauseMs) => ({ pauseMs })), weight: 1 });
+    const item = fc.oneof(
+      { arbitrary: line, weight: 9 },
+      { arbitrary: fc.integer({ min: 0, max: 3 }).map((pauseMs) => ({ pauseMs })), weight: 1 },
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(item, { maxLength: 12 }), async (sse) => {
         expectAnswerOrTypedError(await serve({ sse }));
@@ -403,7 +441,10 @@ type Fragment =
   | { t: 'notObject'; data: string }
   | { t: 'wrongShape'; data: string };
 
-type ContentPart = { type: 'text'; text: string } | { type: 'thinking'; thinking: Array<{ type: 'text'; text: string }> } | { type: 'image_url'; image_url: { url: string } };
+type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: Array<{ type: 'text'; text: string }> }
+  | { type: 'image_url'; image_url: { url: string } };
 /** `content` as parts, as Mistral sends it: text is the answer; thinking and anything else are not. */
 const contentPartsArb = fc.array(
   fc.oneof(
@@ -416,21 +457,38 @@ const contentPartsArb = fc.array(
 /** Usage as OpenRouter reports it, or as broken proxies do: none of it may cost the answer. */
 const usageArb = fc.oneof(
   fc.constant({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.001 }),
-  fc.record({ prompt_tokens: fc.oneof(fc.double(), fc.string(), json), cost: fc.oneof(fc.double(), fc.string({ maxLength: 6 }), json) }, { requiredKeys: [] }),
+  fc.record(
+    { prompt_tokens: fc.oneof(fc.double(), fc.string(), json), cost: fc.oneof(fc.double(), fc.string({ maxLength: 6 }), json) },
+    { requiredKeys: [] },
+  ),
   json,
 );
 const oneLine = (s: string) => s.replace(/[\r\n]/g, ' ');
 const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
   { arbitrary: fc.constant({ t: 'comment' as const }), weight: 2 },
-  { arbitrary: fc.constantFrom('event: message', 'id: 42', 'retry: 1000', ':data: not an event').map((line) => ({ t: 'field' as const, line })), weight: 1 },
+  {
+    arbitrary: fc
+      .constantFrom('event: message', 'id: 42', 'retry: 1000', ':data: not an event')
+      .map((line) => ({ t: 'field' as const, line })),
+    weight: 1,
+  },
   { arbitrary: fc.constant({ t: 'blank' as const }), weight: 1 },
   { arbitrary: fc.constant({ t: 'done' as const }), weight: 1 },
   {
     arbitrary: fc.record(
       {
         t: fc.constant('chunk' as const),
-        content: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), blank, fc.constant(null), contentPartsArb),
-        finish: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.constantFrom('stop' as const, 'length' as const, 'error' as const), weight: 1 }),
+        content: fc.oneof(
+          fc.string({ unit: 'grapheme', maxLength: 12 }),
+          fc.string({ unit: 'binary', maxLength: 6 }),
+          blank,
+          fc.constant(null),
+          contentPartsArb,
+        ),
+        finish: fc.oneof(
+          { arbitrary: fc.constant(null), weight: 6 },
+          { arbitrary: fc.constantFrom('stop' as const, 'length' as const, 'error' as const), weight: 1 },
+        ),
         reasoning: fc.string({ maxLength: 5 }),
       },
       { requiredKeys: ['t', 'content', 'finish'] },
@@ -449,7 +507,10 @@ const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
   },
   {
     arbitrary: fc
-      .oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.json().map((whole) => whole.slice(0, -1)))
+      .oneof(
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.json().map((whole) => whole.slice(0, -1)),
+      )
       .map(oneLine)
       .filter((data) => !parsesAsJson(data) && data.trim() !== '[DONE]')
       .map((data) => ({ t: 'invalid' as const, data })),
@@ -464,7 +525,14 @@ const fragmentArb: fc.Arbitrary<Fragment> = fc.oneof(
   },
   {
     arbitrary: fc
-      .constantFrom('{"choices":5}', '{"choices":{"0":{}}}', '{"choices":[{"delta":{"content":5}}]}', '{"choices":[7]}', '{"error":"boom"}', '{"choices":[{"finish_reason":1}]}')
+      .constantFrom(
+        '{"choices":5}',
+        '{"choices":{"0":{}}}',
+        '{"choices":[{"delta":{"content":5}}]}',
+        '{"choices":[7]}',
+        '{"error":"boom"}',
+        '{"choices":[{"finish_reason":1}]}',
+      )
       .map((data) => ({ t: 'wrongShape' as const, data })),
     weight: 1,
   },
@@ -478,13 +546,25 @@ function dataOf(fragment: Fragment): string | undefined {
       return JSON.stringify({
         id: 'gen-fuzz',
         provider: 'Fuzz',
-        choices: [{ index: 0, delta: { role: 'assistant', content: fragment.content, ...(fragment.reasoning === undefined ? {} : { reasoning: fragment.reasoning }) }, finish_reason: fragment.finish }],
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: 'assistant',
+              content: fragment.content,
+              ...(fragment.reasoning === undefined ? {} : { reasoning: fragment.reasoning }),
+            },
+            finish_reason: fragment.finish,
+          },
+        ],
       });
     case 'usage':
       return JSON.stringify({ id: 'gen-fuzz', choices: [], usage: fragment.usage });
     case 'error': {
       const error = { ...(fragment.code === undefined ? {} : { code: fragment.code }), message: fragment.message };
-      return JSON.stringify(fragment.inChoice ? { choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', error }] } : { error });
+      return JSON.stringify(
+        fragment.inChoice ? { choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', error }] } : { error },
+      );
     }
     case 'invalid':
     case 'notObject':
@@ -583,7 +663,10 @@ describe('client.complete() against SSE streams of random fragments, split at ra
           expect('ok' in outcome ? { content: outcome.ok.content, truncated: outcome.ok.truncated } : outcome.error).toEqual(expected);
         } else {
           failed++;
-          expect('error' in outcome ? { kind: outcome.error.kind, status: outcome.error.status } : outcome.ok).toEqual({ status: undefined, ...expected });
+          expect('error' in outcome ? { kind: outcome.error.kind, status: outcome.error.status } : outcome.ok).toEqual({
+            status: undefined,
+            ...expected,
+          });
         }
       }),
       runs(200),

@@ -2,12 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { hostPaths, socketProblem } from '../src/host/paths.js';
 
-const config = (env: Record<string, string> = {}) => loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test-key-0123456789', PARALLEL_LLM_OUTPUT_DIR: '/tmp/runs', ...env });
+const config = (env: Record<string, string> = {}) =>
+  loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test-key-0123456789', PARALLEL_LLM_OUTPUT_DIR: '/tmp/runs', ...env });
 
 describe('the run host’s identity', () => {
   it('is shared by faces of the same version and settings, whatever their per-call defaults', () => {
     const a = hostPaths(config({ PARALLEL_LLM_MODELS: 'a/one' }), '1.0.0', { XDG_RUNTIME_DIR: '/run/user/1000' }, 'linux');
-    const b = hostPaths(config({ PARALLEL_LLM_MODELS: 'b/two', PARALLEL_LLM_BUDGET_MS: '9000' }), '1.0.0', { XDG_RUNTIME_DIR: '/run/user/1000' }, 'linux');
+    const b = hostPaths(
+      config({ PARALLEL_LLM_MODELS: 'b/two', PARALLEL_LLM_BUDGET_MS: '9000' }),
+      '1.0.0',
+      { XDG_RUNTIME_DIR: '/run/user/1000' },
+      'linux',
+    );
     expect(a).toEqual(b);
     expect(a.dir).toBe('/run/user/1000/parallel-llm-mcp');
     expect(a.socket).toBe(`/run/user/1000/parallel-llm-mcp/${a.id}.sock`);
@@ -28,7 +34,9 @@ describe('the run host’s identity', () => {
   });
 
   it('uses a named pipe on Windows, and refuses a socket path too long for a Unix socket', () => {
-    expect(hostPaths(config(), '1.0.0', { LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, 'win32').socket).toMatch(/^\\\\\.\\pipe\\parallel-llm-mcp-.+-[0-9a-f]{16}$/);
+    expect(hostPaths(config(), '1.0.0', { LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, 'win32').socket).toMatch(
+      /^\\\\\.\\pipe\\parallel-llm-mcp-.+-[0-9a-f]{16}$/,
+    );
     const deep = hostPaths(config({ PARALLEL_LLM_HOST_DIR: `/tmp/${'x'.repeat(120)}` }), '1.0.0', {}, 'linux');
     expect(socketProblem(deep, 'linux')).toMatch(/longer than a Unix socket allows; set PARALLEL_LLM_HOST_DIR/);
     expect(socketProblem(hostPaths(config(), '1.0.0', {}, 'linux'), 'linux')).toBeUndefined();

@@ -61,7 +61,12 @@ describe('parseJudgeReply', () => {
 
   it('reads the format as asked, mapping the letter back to the candidate and its model', () => {
     const verdict = parseJudgeReply('CHOICE: B\nREASON: Correct and proves it.\nANSWER:\nYes: 2^61 - 1 is prime.\n\nProof follows.', shown);
-    expect(verdict).toEqual({ choice: B, reason: 'Correct and proves it.', answer: 'Yes: 2^61 - 1 is prime.\n\nProof follows.', warnings: [] });
+    expect(verdict).toEqual({
+      choice: B,
+      reason: 'Correct and proves it.',
+      answer: 'Yes: 2^61 - 1 is prime.\n\nProof follows.',
+      warnings: [],
+    });
   });
 
   it.each([
@@ -99,11 +104,21 @@ describe('parseJudgeReply', () => {
 
   it('takes everything after the choice and reason as the answer when the ANSWER marker is missing, and says so', () => {
     const verdict = parseJudgeReply('CHOICE: B\nREASON: Correct.\nYes, it is prime.', shown);
-    expect(verdict).toMatchObject({ choice: B, reason: 'Correct.', answer: 'Yes, it is prime.', warnings: [expect.stringMatching(/no ANSWER marker/)] });
+    expect(verdict).toMatchObject({
+      choice: B,
+      reason: 'Correct.',
+      answer: 'Yes, it is prime.',
+      warnings: [expect.stringMatching(/no ANSWER marker/)],
+    });
   });
 
   it('keeps the whole reply, and the choice, when nothing follows the ANSWER marker', () => {
     const verdict = parseJudgeReply('CHOICE: B\nREASON: Correct.\nANSWER:\n  ', shown);
-    expect(verdict).toMatchObject({ choice: B, reason: 'Correct.', answer: 'CHOICE: B\nREASON: Correct.\nANSWER:', warnings: [expect.stringMatching(/no answer/)] });
+    expect(verdict).toMatchObject({
+      choice: B,
+      reason: 'Correct.',
+      answer: 'CHOICE: B\nREASON: Correct.\nANSWER:',
+      warnings: [expect.stringMatching(/no answer/)],
+    });
   });
 });

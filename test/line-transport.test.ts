@@ -18,7 +18,9 @@ const LIMIT = MiB;
 /** `bytes` of JSON-RPC: a request whose params hold a long string, its id first (most clients) or last (the TypeScript SDK). */
 function longRequest(id: number, bytes: number, idFirst: boolean): string {
   const params = `"params":{"name":"length","arguments":{"text":"${'x'.repeat(bytes)}"}}`;
-  return idFirst ? `{"jsonrpc":"2.0","id":${id},"method":"tools/call",${params}}` : `{"method":"tools/call",${params},"jsonrpc":"2.0","id":${id}}`;
+  return idFirst
+    ? `{"jsonrpc":"2.0","id":${id},"method":"tools/call",${params}}`
+    : `{"method":"tools/call",${params},"jsonrpc":"2.0","id":${id}}`;
 }
 
 /** The server over in-memory pipes, driven by raw lines; what it writes back, a message at a time. */
@@ -73,7 +75,11 @@ describe('LineSplitter', () => {
     expect(splitter.held).toBe(0);
     expect(tooLong).toMatchObject({ kind: 'too_long', length: 8 + 50 * MiB + 6 });
     if (tooLong?.kind !== 'too_long') throw new Error('not cut');
-    expect([tooLong.head.length, tooLong.head.subarray(0, 8).toString(), tooLong.tail.subarray(-6).toString()]).toEqual([1024, '{"id":1,', '"end"}']);
+    expect([tooLong.head.length, tooLong.head.subarray(0, 8).toString(), tooLong.tail.subarray(-6).toString()]).toEqual([
+      1024,
+      '{"id":1,',
+      '"end"}',
+    ]);
     expect(next).toEqual({ kind: 'whole', bytes: Buffer.from('{"next":true}') });
   });
 });
@@ -110,7 +116,10 @@ describe('LineTransport (issue 18, item 1: a huge stdin line never ends the serv
     input.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
     expect(await reply(4)).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
     for (const id of [1, 2]) {
-      expect(await reply(id)).toMatchObject({ id, error: { code: -32600, message: expect.stringContaining(`over the limit of ${LIMIT}`) } });
+      expect(await reply(id)).toMatchObject({
+        id,
+        error: { code: -32600, message: expect.stringContaining(`over the limit of ${LIMIT}`) },
+      });
     }
     expect(replies).toHaveLength(3);
     expect(refused).toHaveLength(4);
@@ -149,7 +158,11 @@ describe('LineTransport (issue 18, item 1: a huge stdin line never ends the serv
     });
     const transport = new LineTransport(new PassThrough(), slow);
     await transport.start();
-    const message = (i: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { i, pad: 'x'.repeat(2000) } });
+    const message = (i: number): JSONRPCMessage => ({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { i, pad: 'x'.repeat(2000) },
+    });
     await Promise.all(
       Array.from({ length: 100 }, async (_, i) => {
         await transport.send(message(i));

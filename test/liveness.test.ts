@@ -31,7 +31,8 @@ describe('parseProcStat', () => {
   });
 
   it('refuses what is not a stat line', () => {
-    for (const text of ['', 'garbage', '12 (a) S 1 2', '(a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20']) expect(parseProcStat(text)).toBeUndefined();
+    for (const text of ['', 'garbage', '12 (a) S 1 2', '(a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20'])
+      expect(parseProcStat(text)).toBeUndefined();
   });
 
   it.skipIf(!linux)("reads this process's own start time, boot and PID namespace", () => {
@@ -112,7 +113,10 @@ describe('alive: a process elsewhere, told by its lease (issue 18, item 3)', () 
     const store = new RunStore(outputDir);
     const probe = await startProbe(outputDir, TOUCH_MS);
     // Its journal, as another machine sharing the folder left it two hours ago.
-    const journal = { ...subject({ ...probe.owner, host: 'another-machine' }), updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString() };
+    const journal = {
+      ...subject({ ...probe.owner, host: 'another-machine' }),
+      updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+    };
     await sleep(3 * TOUCH_MS);
     expect(await alive(journal, store.leases, { leaseFreshMs: FRESH_MS })).toBe(true);
     await probe.kill();

@@ -28,7 +28,9 @@ describe('answers longer than the stored-answer cap', () => {
     upstream.fake.on('long/one', longStream(200));
     const aborted = upstream.fake.aborted;
     let written = 0;
-    const completion = await upstream.client.complete(chat('long/one'), { sink: { keepChars: 1000, write: (piece) => void (written += piece.length) } });
+    const completion = await upstream.client.complete(chat('long/one'), {
+      sink: { keepChars: 1000, write: (piece) => void (written += piece.length) },
+    });
     expect(completion).toMatchObject({ truncated: true, cutShort: expect.stringContaining('passed 100,000 characters') });
     expect(completion.chars).toBeGreaterThanOrEqual(CAP);
     expect(completion.chars).toBeLessThan(CAP + PIECE.length);
@@ -41,7 +43,9 @@ describe('answers longer than the stored-answer cap', () => {
     const models = Array.from({ length: 10 }, (_, i) => `long/many-${i}`);
     for (const model of models) upstream.fake.on(model, longStream(2000));
     const aborted = upstream.fake.aborted;
-    const completions = await Promise.all(models.map((model) => upstream.client.complete(chat(model), { sink: { keepChars: 100, write: () => undefined } })));
+    const completions = await Promise.all(
+      models.map((model) => upstream.client.complete(chat(model), { sink: { keepChars: 100, write: () => undefined } })),
+    );
     for (const completion of completions) {
       expect(completion.truncated).toBe(true);
       expect(completion.chars).toBeLessThan(CAP + PIECE.length);
@@ -50,7 +54,9 @@ describe('answers longer than the stored-answer cap', () => {
   });
 
   it('keeps a whole JSON answer longer than the cap only up to it, marked truncated', async () => {
-    upstream.fake.on('long/json', { body200: { choices: [{ index: 0, message: { content: 'y'.repeat(CAP + 5) }, finish_reason: 'stop' }] } });
+    upstream.fake.on('long/json', {
+      body200: { choices: [{ index: 0, message: { content: 'y'.repeat(CAP + 5) }, finish_reason: 'stop' }] },
+    });
     const completion = await upstream.client.complete(chat('long/json'));
     expect(completion).toMatchObject({ truncated: true, chars: CAP + 5, cutShort: expect.stringContaining('the answer passed') });
     expect(completion.content).toHaveLength(CAP);

@@ -104,7 +104,11 @@ describe('PriceCatalog against a real GET /models', () => {
     const prices = await catalog.prices();
     expect(prices).toEqual({
       ok: false,
-      error: { kind: 'prices_unavailable', message: expect.stringMatching(/no answer within 150 ms/), advice: expect.stringMatching(/try again/) },
+      error: {
+        kind: 'prices_unavailable',
+        message: expect.stringMatching(/no answer within 150 ms/),
+        advice: expect.stringMatching(/try again/),
+      },
     });
   });
 

@@ -57,7 +57,11 @@ describe('priceListSchema', () => {
 
 describe('PriceTable.lookup', () => {
   it('finds a listed model’s own price', () => {
-    expect(table.lookup('anthropic/claude-sonnet-4.5')).toEqual({ ok: true, pricedAs: 'anthropic/claude-sonnet-4.5', price: expect.objectContaining({ prompt: 0.000003 }) });
+    expect(table.lookup('anthropic/claude-sonnet-4.5')).toEqual({
+      ok: true,
+      pricedAs: 'anthropic/claude-sonnet-4.5',
+      price: expect.objectContaining({ prompt: 0.000003 }),
+    });
   });
 
   it('prices an alias without prices of its own as its target', () => {
@@ -65,14 +69,22 @@ describe('PriceTable.lookup', () => {
   });
 
   it('keeps an alias’s own prices when it has them', () => {
-    expect(table.lookup('~google/gemini-pro-latest')).toMatchObject({ ok: true, pricedAs: '~google/gemini-pro-latest', price: { prompt: 0.0000025 } });
+    expect(table.lookup('~google/gemini-pro-latest')).toMatchObject({
+      ok: true,
+      pricedAs: '~google/gemini-pro-latest',
+      price: { prompt: 0.0000025 },
+    });
   });
 
   it('prices an unlisted variant as its base model, and a listed variant as itself', () => {
     expect(table.lookup('x-ai/grok-4.1-fast:nitro')).toMatchObject({ ok: true, pricedAs: 'x-ai/grok-4.1-fast' });
     expect(table.lookup('z-ai/glm-4.6:floor')).toMatchObject({ ok: true, pricedAs: 'z-ai/glm-4.6' });
     expect(table.lookup('z-ai/glm-4.6:exacto')).toMatchObject({ ok: true, pricedAs: 'z-ai/glm-4.6:exacto', price: { prompt: 0.00000043 } });
-    expect(table.lookup('x-ai/grok-4.1-fast:free')).toMatchObject({ ok: true, pricedAs: 'x-ai/grok-4.1-fast:free', price: { prompt: 0, completion: 0 } });
+    expect(table.lookup('x-ai/grok-4.1-fast:free')).toMatchObject({
+      ok: true,
+      pricedAs: 'x-ai/grok-4.1-fast:free',
+      price: { prompt: 0, completion: 0 },
+    });
   });
 
   it('prices a variant of an alias as the alias’s target', () => {
@@ -87,7 +99,10 @@ describe('PriceTable.lookup', () => {
 
   it('says a model is not in the list, naming the id it was priced as', () => {
     expect(table.lookup('acme/unknown')).toEqual({ ok: false, reason: "acme/unknown is not in OpenRouter's model list" });
-    expect(table.lookup('acme/unknown:nitro')).toEqual({ ok: false, reason: "acme/unknown is not in OpenRouter's model list (acme/unknown:nitro is priced as acme/unknown)" });
+    expect(table.lookup('acme/unknown:nitro')).toEqual({
+      ok: false,
+      reason: "acme/unknown is not in OpenRouter's model list (acme/unknown:nitro is priced as acme/unknown)",
+    });
   });
 
   it('says a listed model has no price when its prices are unreadable or junk', () => {

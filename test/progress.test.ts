@@ -9,7 +9,10 @@ const SYNTHESIZER = '~google/gemini-pro-latest';
 function setup() {
   const clock = { t: 1_000_000 };
   const sent: ProgressUpdate[] = [];
-  const tracker = new ProgressTracker((update) => sent.push(update), () => clock.t);
+  const tracker = new ProgressTracker(
+    (update) => sent.push(update),
+    () => clock.t,
+  );
   const record = {
     status: 'running',
     candidates: MODELS.map((model, i): CandidateRecord => ({ index: i + 1, model, status: 'waiting' })),
@@ -24,7 +27,13 @@ function setup() {
     tracker.update(record);
   };
   const fail = (i: number) => {
-    record.candidates[i] = { index: i + 1, model: MODELS[i]!, status: 'failed', ms: 10, error: { kind: 'http', status: 502, message: 'Provider returned error' } };
+    record.candidates[i] = {
+      index: i + 1,
+      model: MODELS[i]!,
+      status: 'failed',
+      ms: 10,
+      error: { kind: 'http', status: 502, message: 'Provider returned error' },
+    };
     tracker.update(record);
   };
   const synthesize = () => {
@@ -34,7 +43,8 @@ function setup() {
   return { tracker, sent, record, advance, answer, fail, synthesize };
 }
 
-const strictlyIncreasing = (updates: ProgressUpdate[]) => updates.every((update, i) => i === 0 || update.progress > updates[i - 1]!.progress);
+const strictlyIncreasing = (updates: ProgressUpdate[]) =>
+  updates.every((update, i) => i === 0 || update.progress > updates[i - 1]!.progress);
 
 describe('ProgressTracker', () => {
   it('counts one step per model and one for synthesis, out of models + 2', () => {
@@ -47,7 +57,9 @@ describe('ProgressTracker', () => {
     expect(sent.map((u) => u.progress)).toEqual([0, 1, 2, 3, 4]);
     expect(sent.every((u) => u.total === 5)).toBe(true);
     expect(sent[0]!.message).toBe('0 of 3 models finished; waiting for ~openai/gpt-latest, ~x-ai/grok-latest, ~z-ai/glm-latest');
-    expect(sent[1]!.message).toBe('1 of 3 models finished; waiting for ~openai/gpt-latest, ~z-ai/glm-latest: ~x-ai/grok-latest answered in 6.0 s');
+    expect(sent[1]!.message).toBe(
+      '1 of 3 models finished; waiting for ~openai/gpt-latest, ~z-ai/glm-latest: ~x-ai/grok-latest answered in 6.0 s',
+    );
     expect(sent[2]!.message).toContain('~z-ai/glm-latest failed (HTTP 502: Provider returned error)');
     expect(sent[4]!.message).toBe(`synthesizing 2 answers with ${SYNTHESIZER}`);
   });

@@ -8,7 +8,9 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/streams/${nam
 
 /** A `.chunks.txt` fixture as the fake's SSE lines: each chunk one event, then [DONE]. */
 function chunksStream(name: string): Behaviour {
-  const chunks = fixture(name).split('\n').filter((line) => line.trim() !== '');
+  const chunks = fixture(name)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return { sse: [': OPENROUTER PROCESSING', '', ...chunks.flatMap((chunk) => [`data: ${chunk}`, '']), 'data: [DONE]', ''] };
 }
 
@@ -19,7 +21,11 @@ function readsStream(name: string): Behaviour {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as { delay_ms?: number; text?: string; base64?: string });
   const raw = records.map((record) =>
-    record.delay_ms !== undefined ? { pauseMs: record.delay_ms } : record.text !== undefined ? Buffer.from(record.text, 'utf8') : Buffer.from(record.base64!, 'base64'),
+    record.delay_ms !== undefined
+      ? { pauseMs: record.delay_ms }
+      : record.text !== undefined
+        ? Buffer.from(record.text, 'utf8')
+        : Buffer.from(record.base64!, 'base64'),
   );
   return { raw, pauseMs: 1 };
 }
@@ -76,7 +82,14 @@ describe('streams in the shapes real providers send', () => {
   });
 
   it('Mistral as a JSON body: a message whose content is parts', async () => {
-    const message = { role: 'assistant', content: [{ type: 'thinking', thinking: 'Simple.' }, { type: 'text', text: 'Four.' }, { type: 'image_url', image_url: { url: 'x' } }] };
+    const message = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Simple.' },
+        { type: 'text', text: 'Four.' },
+        { type: 'image_url', image_url: { url: 'x' } },
+      ],
+    };
     const completion = await complete('mistral/json', { body200: { id: 'j', choices: [{ index: 0, message, finish_reason: 'stop' }] } });
     expect(completion).toMatchObject({ content: 'Four.', reasoning: 'Simple.' });
   });
@@ -84,7 +97,9 @@ describe('streams in the shapes real providers send', () => {
 
 describe('answers that are only reasoning', () => {
   it('fails as empty, carrying the reasoning, when the model stopped without content', async () => {
-    const chunk = JSON.stringify({ choices: [{ index: 0, delta: { content: null, reasoning_content: 'I thought, but said nothing.' }, finish_reason: 'stop' }] });
+    const chunk = JSON.stringify({
+      choices: [{ index: 0, delta: { content: null, reasoning_content: 'I thought, but said nothing.' }, finish_reason: 'stop' }],
+    });
     const error = await complete('reasoning/only', { sse: [`data: ${chunk}`, '', 'data: [DONE]', ''] }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'empty', reasoning: 'I thought, but said nothing.' });
     expect((error as Error).message).toBe('the model returned no content, after 28 characters of reasoning (finish_reason: stop)');
@@ -93,7 +108,13 @@ describe('answers that are only reasoning', () => {
   it('fails as truncated, carrying the reasoning, when max_tokens ran out during it', async () => {
     const parts = [{ type: 'thinking', thinking: [{ type: 'text', text: 'x' }] }];
     const chunk = JSON.stringify({ choices: [{ index: 0, delta: { content: parts }, finish_reason: 'length' }] });
-    const error = await complete('reasoning/truncated', { sse: [`data: ${chunk}`, '', 'data: [DONE]', ''] }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ kind: 'truncated', reasoning: 'x', message: 'max_tokens (1000) ran out before any answer, after 1 character of reasoning' });
+    const error = await complete('reasoning/truncated', { sse: [`data: ${chunk}`, '', 'data: [DONE]', ''] }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      kind: 'truncated',
+      reasoning: 'x',
+      message: 'max_tokens (1000) ran out before any answer, after 1 character of reasoning',
+    });
   });
 });

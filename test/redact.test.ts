@@ -8,9 +8,13 @@ const redactor = new Redactor(KEY);
 
 describe('Redactor', () => {
   it('removes the key’s value and any Bearer token from upstream text', () => {
-    expect(redactor.upstreamText(`invalid header "Authorization: Bearer ${KEY}"`)).toBe('invalid header "Authorization: Bearer [redacted]"');
+    expect(redactor.upstreamText(`invalid header "Authorization: Bearer ${KEY}"`)).toBe(
+      'invalid header "Authorization: Bearer [redacted]"',
+    );
     expect(redactor.upstreamText(`key ${KEY} was refused; key ${KEY} again`)).toBe('key [redacted] was refused; key [redacted] again');
-    expect(redactor.upstreamText('got authorization=bearer   someone-elses.token/xyz, expected more')).toBe('got authorization=Bearer [redacted], expected more');
+    expect(redactor.upstreamText('got authorization=bearer   someone-elses.token/xyz, expected more')).toBe(
+      'got authorization=Bearer [redacted], expected more',
+    );
     const once = redactor.upstreamText(`Bearer ${KEY}`);
     expect(redactor.upstreamText(once)).toBe(once);
   });
@@ -25,7 +29,9 @@ describe('Redactor', () => {
   });
 
   it('removes only the key’s value from answers, where talk of Bearer tokens is legitimate', () => {
-    expect(redactor.secretIn(`Send "Authorization: Bearer <token>" — your key ${KEY} works`)).toBe('Send "Authorization: Bearer <token>" — your key [redacted] works');
+    expect(redactor.secretIn(`Send "Authorization: Bearer <token>" — your key ${KEY} works`)).toBe(
+      'Send "Authorization: Bearer <token>" — your key [redacted] works',
+    );
   });
 
   it('does not scrub a "key" too short to be one, which would mangle the text', () => {
@@ -41,9 +47,21 @@ describe('Redactor', () => {
       retryAfterMs: 500,
     });
     const redacted = redactor.error(error);
-    const everything = JSON.stringify({ message: redacted.message, code: redacted.code, metadata: redacted.metadata, reasoning: redacted.reasoning, stack: redacted.stack });
+    const everything = JSON.stringify({
+      message: redacted.message,
+      code: redacted.code,
+      metadata: redacted.metadata,
+      reasoning: redacted.reasoning,
+      stack: redacted.stack,
+    });
     expect(everything).not.toContain(KEY);
-    expect(redacted).toMatchObject({ kind: 'http', status: 400, retryAfterMs: 500, retryable: false, message: 'bad Authorization: Bearer [redacted]' });
+    expect(redacted).toMatchObject({
+      kind: 'http',
+      status: 400,
+      retryAfterMs: 500,
+      retryable: false,
+      message: 'bad Authorization: Bearer [redacted]',
+    });
     expect(redacted.metadata).toEqual({ raw: { headers: ['Bearer [redacted]'], '[redacted]': 1 }, provider_name: 'P' });
     expect(redacted.reasoning).toBe('Bearer tokens like [redacted]');
   });

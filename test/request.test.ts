@@ -2,12 +2,22 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { requestKey, requestSchema, type RunRequest } from '../src/run/request.js';
 
-const request: RunRequest = { prompt: 'q', models: ['a/one', 'b/two'], synthesizers: ['s/synth'], temperature: 0.7, maxTokens: 1000, strategy: 'synthesize' };
+const request: RunRequest = {
+  prompt: 'q',
+  models: ['a/one', 'b/two'],
+  synthesizers: ['s/synth'],
+  temperature: 0.7,
+  maxTokens: 1000,
+  strategy: 'synthesize',
+};
 const UPSTREAM = 'https://openrouter.ai/api/v1 0123456789abcdef';
 
 describe('requestKey', () => {
   it('is the key runs saved before strategies existed were indexed by, for a request with the defaults', () => {
-    const before = createHash('sha256').update(JSON.stringify([UPSTREAM, 'q', ['a/one', 'b/two'], ['s/synth'], 0.7, 1000])).digest('hex').slice(0, 32);
+    const before = createHash('sha256')
+      .update(JSON.stringify([UPSTREAM, 'q', ['a/one', 'b/two'], ['s/synth'], 0.7, 1000]))
+      .digest('hex')
+      .slice(0, 32);
     expect(requestKey(request, UPSTREAM)).toBe(before);
   });
 
@@ -24,7 +34,11 @@ describe('requestKey', () => {
   });
 
   it('is what the run host receives: the schema keeps the new fields and refuses an unknown strategy', () => {
-    expect(requestSchema.parse({ ...request, strategy: 'judge', reasoningEffort: 'medium', followUpOf: 'x' })).toMatchObject({ strategy: 'judge', reasoningEffort: 'medium', followUpOf: 'x' });
+    expect(requestSchema.parse({ ...request, strategy: 'judge', reasoningEffort: 'medium', followUpOf: 'x' })).toMatchObject({
+      strategy: 'judge',
+      reasoningEffort: 'medium',
+      followUpOf: 'x',
+    });
     expect(requestSchema.safeParse({ ...request, strategy: 'vote' }).success).toBe(false);
   });
 });

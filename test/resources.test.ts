@@ -28,7 +28,11 @@ describe('runs as resources', () => {
     const second = await callTool(harness, 'process_prompt', { prompt: 'Second question' });
     const { resources } = await harness.client.listResources();
     expect(resources.map((resource) => resource.name)).toEqual([second.data!.run_id, first.data!.run_id]);
-    expect(resources[1]).toMatchObject({ uri: `parallel-llm://runs/${first.data!.run_id}`, title: 'First question (complete)', mimeType: 'text/markdown' });
+    expect(resources[1]).toMatchObject({
+      uri: `parallel-llm://runs/${first.data!.run_id}`,
+      title: 'First question (complete)',
+      mimeType: 'text/markdown',
+    });
     expect(resources[1]!.description).toMatch(/^1 model, started /);
     const { contents } = await harness.client.readResource({ uri: resources[1]!.uri });
     expect(contents[0]).toMatchObject({ mimeType: 'text/markdown' });
@@ -37,7 +41,11 @@ describe('runs as resources', () => {
   });
 
   it('reads a run with its answer in the text even for a client whose model reads only structured results', async () => {
-    harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'res/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'res/synth' }, { clientName: 'claude-code' });
+    harness = await startHarness(
+      fake,
+      { PARALLEL_LLM_MODELS: 'res/one', PARALLEL_LLM_SYNTHESIZER_MODEL: 'res/synth' },
+      { clientName: 'claude-code' },
+    );
     const { data } = await callTool(harness, 'process_prompt', { prompt: 'For Claude Code' });
     const { contents } = await harness.client.readResource({ uri: `parallel-llm://runs/${data!.run_id}` });
     expect((contents[0] as { text: string }).text).toContain('the merged answer');

@@ -41,7 +41,8 @@ describe('RunStore deletes only what it created (issue 10, item 8)', () => {
     await mkdir(at('.folder.0123abcd.tmp'));
     await writeFile(path.join(at('.folder.0123abcd.tmp'), 'inside.txt'), 'x');
     await symlink(victim, at('.link.0123abcd.tmp'));
-    for (const name of ['.final.md.0123abcd.tmp', 'notes.txt', '.folder.0123abcd.tmp']) await utimes(at(name), TWO_HOURS_AGO, TWO_HOURS_AGO);
+    for (const name of ['.final.md.0123abcd.tmp', 'notes.txt', '.folder.0123abcd.tmp'])
+      await utimes(at(name), TWO_HOURS_AGO, TWO_HOURS_AGO);
     await lutimes(at('.link.0123abcd.tmp'), TWO_HOURS_AGO, TWO_HOURS_AGO);
 
     await new RunStore(root).createRun();
@@ -58,20 +59,29 @@ describe('RunStore deletes only what it created (issue 10, item 8)', () => {
     await utimes(path.join(elsewhere, 'precious.txt'), TWO_HOURS_AGO, TWO_HOURS_AGO);
     await symlink(elsewhere, path.join(root, '.staging'));
 
-    await expect(new RunStore(root).createRun()).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE', message: expect.stringContaining('symbolic link') });
+    await expect(new RunStore(root).createRun()).rejects.toMatchObject({
+      code: 'ERR_STORE_UNSAFE',
+      message: expect.stringContaining('symbolic link'),
+    });
     expect(await readdir(elsewhere)).toEqual(['precious.txt']);
   });
 
   it('refuses an output folder that other users can write in, where they could swap a folder under it', async () => {
     const root = await tempDir();
     await chmod(root, 0o777);
-    await expect(new RunStore(root).createRun()).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE', message: expect.stringContaining('chmod go-w') });
+    await expect(new RunStore(root).createRun()).rejects.toMatchObject({
+      code: 'ERR_STORE_UNSAFE',
+      message: expect.stringContaining('chmod go-w'),
+    });
     expect(await readdir(root)).toEqual([]);
   });
 
   it('refuses an output folder that belongs to another user', async () => {
     const root = await someoneElsesFolder();
-    await expect(new RunStore(root).createRun()).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE', message: expect.stringContaining('belongs to another user') });
+    await expect(new RunStore(root).createRun()).rejects.toMatchObject({
+      code: 'ERR_STORE_UNSAFE',
+      message: expect.stringContaining('belongs to another user'),
+    });
   });
 
   it('discards a probe folder by removing only the files it wrote; a folder holding anything else stays', async () => {
@@ -194,18 +204,24 @@ describe('RunStore: run folders, files and the index', () => {
 });
 
 describe('RunStore: every file step has a time limit (issue 10, item 11)', () => {
-  it.skipIf(!existsSync('/proc/self'))('fails at once, with a reason, for an output folder under /proc (where Node 20’s recursive mkdir loops for ever)', async () => {
-    const started = Date.now();
-    await expect(new RunStore('/proc/parallel-llm-no-such/runs').createRun()).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(Date.now() - started).toBeLessThan(1000);
-  });
+  it.skipIf(!existsSync('/proc/self'))(
+    'fails at once, with a reason, for an output folder under /proc (where Node 20’s recursive mkdir loops for ever)',
+    async () => {
+      const started = Date.now();
+      await expect(new RunStore('/proc/parallel-llm-no-such/runs').createRun()).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(Date.now() - started).toBeLessThan(1000);
+    },
+  );
 
   it.skipIf(process.platform === 'win32')('rejects with ERR_STORE_TIMEOUT when the file system does not answer', async () => {
     const root = path.join(await tempDir(), 'runs');
     const release = await stallFileSystem(await tempDir());
     const started = Date.now();
     // Raced against a deadline of the test's own, so that the file system is let go even if createRun waits for ever.
-    const outcome = await Promise.race([new RunStore(root, { opTimeoutMs: 300 }).createRun().catch((error: unknown) => error), sleep(3000)]).finally(release);
+    const outcome = await Promise.race([
+      new RunStore(root, { opTimeoutMs: 300 }).createRun().catch((error: unknown) => error),
+      sleep(3000),
+    ]).finally(release);
     expect(outcome).toMatchObject({ code: 'ERR_STORE_TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(2000);
   });

@@ -24,7 +24,8 @@ afterAll(async () => {
   await fake.close();
 });
 
-const start = (env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> => startClosedAfterEach(fake, env, options);
+const start = (env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> =>
+  startClosedAfterEach(fake, env, options);
 
 /** Three candidates, the last one slow, and a synthesizer, all named after `prefix`. */
 function slowThird(prefix: string, thirdMs = 1500) {
@@ -35,8 +36,10 @@ function slowThird(prefix: string, thirdMs = 1500) {
   return { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two,${prefix}/three`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
 }
 
-const processPrompt = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) => callTool(harness, 'process_prompt', args, options);
-const getRun = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) => callTool(harness, 'get_run', args, options);
+const processPrompt = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) =>
+  callTool(harness, 'process_prompt', args, options);
+const getRun = (harness: Harness, args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) =>
+  callTool(harness, 'get_run', args, options);
 
 /** Calls get_run until the run is over; returns every result, the last one final. */
 async function collect(harness: Harness, runId: string, maxCalls = 10): Promise<StructuredResult[]> {
@@ -122,7 +125,11 @@ describe('a call whose budget runs out', () => {
     const updates: Array<{ progress: number; total?: number; message?: string; at: number }> = [];
     let done = false;
     let afterResult = 0;
-    const final = await getRun(harness, { run_id: runId }, { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) });
+    const final = await getRun(
+      harness,
+      { run_id: runId },
+      { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) },
+    );
     done = true;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(final.data!.status).toBe('complete');
@@ -172,7 +179,12 @@ describe('the same request again', () => {
     await harness.app.runs.idle();
     await rm(path.join(harness.outputDir, '.requests'), { recursive: true });
     const again = await processPrompt(harness, { prompt: 'q' });
-    expect(again.data).toMatchObject({ run_id: first.data!.run_id, joined: 'attached', status: 'complete', answer: 'synthesis for noindex' });
+    expect(again.data).toMatchObject({
+      run_id: first.data!.run_id,
+      joined: 'attached',
+      status: 'complete',
+      answer: 'synthesis for noindex',
+    });
     expect(['noindex/one', 'noindex/synth'].map(requests)).toEqual([1, 1]);
   });
 
@@ -238,7 +250,9 @@ describe('cancellation', () => {
     const abortedBefore = fake.aborted;
     const controller = new AbortController();
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
+    await waitFor(
+      async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2,
+    );
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(() => fake.aborted === abortedBefore + 1);
@@ -247,7 +261,9 @@ describe('cancellation', () => {
     const { result, text, data } = await getRun(harness, { run_id: record!.run_id });
     expect(result.isError).toBe(true);
     expect(data!.status).toBe('cancelled');
-    expect(text.split('\n')[0]).toBe('Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model. Cost $0.0030.');
+    expect(text.split('\n')[0]).toBe(
+      'Cancelled: every upstream request was stopped; the result holds the 2 of 3 answers that had arrived. The same request again reuses them and asks only the 1 other model. Cost $0.0030.',
+    );
     expect(requests('stop/synth')).toBe(0);
   });
 
@@ -282,7 +298,9 @@ describe('a stopped run', () => {
     const harness = await start({ ...slowThird('restart', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
     const controller = new AbortController();
     const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
+    await waitFor(
+      async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2,
+    );
     controller.abort();
     await expect(pending).rejects.toThrow();
     await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
@@ -310,7 +328,14 @@ describe('the same request twice at the same moment', () => {
   it('starts one run, and the second caller joins it', async () => {
     const harness = await start(slowThird('at-once', 20));
     const { config } = harness;
-    const request = { prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100, strategy: 'synthesize' as const };
+    const request = {
+      prompt: 'q',
+      models: config.models,
+      synthesizers: config.synthesizerModels,
+      temperature: 0.7,
+      maxTokens: 100,
+      strategy: 'synthesize' as const,
+    };
     const [first, second] = (await Promise.all([harness.app.service.start(request), harness.app.service.start(request)])).map(mustStart);
     expect([first.joined, second.joined]).toEqual(['new', 'attached']);
     expect(second.id).toBe(first.id);
@@ -323,7 +348,16 @@ describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
     const { config } = harness;
-    const { id } = mustStart(await harness.app.service.start({ prompt: 'q', models: config.models, synthesizers: config.synthesizerModels, temperature: 0.7, maxTokens: 100, strategy: 'synthesize' as const }));
+    const { id } = mustStart(
+      await harness.app.service.start({
+        prompt: 'q',
+        models: config.models,
+        synthesizers: config.synthesizerModels,
+        temperature: 0.7,
+        maxTokens: 100,
+        strategy: 'synthesize' as const,
+      }),
+    );
     const run = new WeakRef(harness.app.runs.liveRun(id)!);
     await run.deref()!.settled;
     expect(harness.app.runs.liveRun(id)).toBeUndefined();
@@ -390,7 +424,9 @@ describe('an interrupted run', () => {
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: seen } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(seen!.status).toBe('interrupted');
-    expect(seen!.next_step).toBe('Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.');
+    expect(seen!.next_step).toBe(
+      'Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.',
+    );
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
     expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete', answer: 'synthesis for resume' });
     expect(['resume/one', 'resume/two', 'resume/three', 'resume/synth'].map(requests)).toEqual([1, 1, 2, 1]);
@@ -402,7 +438,10 @@ describe('an interrupted run', () => {
   it('is resumed by one of two processes asking at the same moment; the other follows it, paying nothing', async () => {
     const { outputDir, env, data } = await interruptedRun('race');
     fake.on('race/three', { answer: 'three from race', delayMs: 200 });
-    const [a, b] = await Promise.all([start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir }), start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir })]);
+    const [a, b] = await Promise.all([
+      start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir }),
+      start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir }),
+    ]);
     const results = await Promise.all([a, b].map((harness) => processPrompt(harness, { prompt: 'q' })));
     expect(results.map(({ data: result }) => result!.joined).sort()).toEqual(['attached', 'resumed']);
     expect(results.map(({ data: result }) => [result!.run_id, result!.status])).toEqual([
@@ -429,14 +468,16 @@ describe('an interrupted run', () => {
     const latest = Math.max(...(await readdir(claims)).map((name) => Number.parseInt(name, 10)));
     for (let dead = 1; dead <= 5; dead++) {
       const owner = { pid: 2 ** 22 + dead, host: os.hostname(), instance: `dead${dead}`.padEnd(16, '0') };
-      await writeFile(path.join(claims, `${latest + dead}.json`), JSON.stringify({ run_id: data.run_id, owner, at: new Date().toISOString() }));
+      await writeFile(
+        path.join(claims, `${latest + dead}.json`),
+        JSON.stringify({ run_id: data.run_id, owner, at: new Date().toISOString() }),
+      );
     }
     fake.on('claimed/three', { answer: 'three', delayMs: 10 });
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { data: resumed } = await processPrompt(second, { prompt: 'q' });
     expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete' });
   });
-
 
   it('asks again, on resume, a model whose saved answer cannot be read back', async () => {
     const { outputDir, env, data } = await interruptedRun('unreadable');
@@ -452,7 +493,11 @@ describe('an interrupted run', () => {
   it('reads as interrupted when its journal has not moved for an hour, though a process has its pid', async () => {
     const { outputDir, env, data } = await interruptedRun('stale');
     await rewriteJournal(data.run_folder!, (journal) =>
-      Object.assign(journal, { status: 'running', owner: { ...journal.owner, pid: process.ppid, instance: 'reused' }, updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString() }),
+      Object.assign(journal, {
+        status: 'running',
+        owner: { ...journal.owner, pid: process.ppid, instance: 'reused' },
+        updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+      }),
     );
     const second = await start(env, { outputDir });
     expect((await getRun(second, { run_id: data.run_id, wait_seconds: 0 })).data!.status).toBe('interrupted');
@@ -493,7 +538,9 @@ describe('an interrupted run', () => {
     await first.app.runs.idle();
     // What a kill -9 (or a failed write) between final.md's entry and the last one leaves.
     expect((await readJournal(data!.run_folder!)).synthesis.file).toBe('final.md');
-    await rewriteJournal(data!.run_folder!, (journal) => Object.assign(journal, { status: 'running', owner: goneOwner(journal), finished_at: undefined }));
+    await rewriteJournal(data!.run_folder!, (journal) =>
+      Object.assign(journal, { status: 'running', owner: goneOwner(journal), finished_at: undefined }),
+    );
     const before = ['one', 'two', 'three', 'synth'].map((name) => requests(`last-entry/${name}`));
     const second = await start(env, { outputDir });
     const { text, data: again } = await processPrompt(second, { prompt: 'q' });

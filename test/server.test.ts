@@ -26,7 +26,8 @@ function scriptModels(prefix: string) {
   return { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
 }
 
-const call = (args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) => callTool(harness, 'process_prompt', args, options);
+const call = (args: Record<string, unknown>, options?: Parameters<typeof callTool>[3]) =>
+  callTool(harness, 'process_prompt', args, options);
 const runRecord = async (folder: string) => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
 
 describe('the tools a client sees', () => {
@@ -35,7 +36,18 @@ describe('the tools a client sees', () => {
     const { tools } = await harness.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['process_prompt', 'get_run']);
     const [processPrompt, getRun] = tools;
-    expect(Object.keys(processPrompt!.inputSchema.properties ?? {})).toEqual(['prompt', 'models', 'synthesizer_model', 'temperature', 'max_tokens', 'strategy', 'max_cost_usd', 'reasoning_effort', 'follow_up_of', 'fresh']);
+    expect(Object.keys(processPrompt!.inputSchema.properties ?? {})).toEqual([
+      'prompt',
+      'models',
+      'synthesizer_model',
+      'temperature',
+      'max_tokens',
+      'strategy',
+      'max_cost_usd',
+      'reasoning_effort',
+      'follow_up_of',
+      'fresh',
+    ]);
     expect(processPrompt!.inputSchema.required).toEqual(['prompt']);
     expect(processPrompt!.execution).toEqual({ taskSupport: 'optional' });
     expect(processPrompt!.description).toContain('apply to every candidate model and to the synthesizer');
@@ -62,7 +74,14 @@ describe('process_prompt through the MCP client', () => {
     expect(answer).toBe('synthesized for happy');
     expect(text).toContain('Models: 3 of 3 models answered');
     expect(text).toMatch(/Cost: \$0\.0060, 600 tokens/);
-    expect(data).toMatchObject({ status: 'complete', summary: first, answer: 'synthesized for happy', still_running: [], next_step: null, joined: 'new' });
+    expect(data).toMatchObject({
+      status: 'complete',
+      summary: first,
+      answer: 'synthesized for happy',
+      still_running: [],
+      next_step: null,
+      joined: 'new',
+    });
     expect(data!.models.map((m) => [m.model, m.status])).toEqual([
       ['happy/one', 'answered'],
       ['happy/two', 'answered'],
@@ -77,7 +96,13 @@ describe('process_prompt through the MCP client', () => {
     expect(path.dirname(folder)).toBe(harness.outputDir);
     // The reply does not wait for final.md; the run settles once it is written.
     await harness.app.runs.idle();
-    expect((await readdir(folder)).sort()).toEqual(['candidate-1_happy_one.md', 'candidate-2_happy_two.md', 'candidate-3_happy_three.md', 'final.md', 'run.json']);
+    expect((await readdir(folder)).sort()).toEqual([
+      'candidate-1_happy_one.md',
+      'candidate-2_happy_two.md',
+      'candidate-3_happy_three.md',
+      'final.md',
+      'run.json',
+    ]);
     expect(await readFile(path.join(folder, 'candidate-2_happy_two.md'), 'utf8')).toBe('answer 2 from happy/two');
     expect(await readFile(path.join(folder, 'final.md'), 'utf8')).toBe('synthesized for happy');
     expect((await callTool(harness, 'get_run', { run_id: data!.run_id })).data!.synthesizer.file).toBe(path.join(folder, 'final.md'));
@@ -118,7 +143,9 @@ describe('process_prompt through the MCP client', () => {
     fake.on('partial/two', { status: 402, error: { code: 402, message: 'Insufficient credits' } });
     const { result, text, data } = await call({ prompt: 'q' });
     expect(result.isError).toBeFalsy();
-    expect(text.split('\n')[0]).toBe('2 of 3 models answered; partial/two failed: HTTP 402: Insufficient credits. Synthesized by partial/synth. Cost $0.0045.');
+    expect(text.split('\n')[0]).toBe(
+      '2 of 3 models answered; partial/two failed: HTTP 402: Insufficient credits. Synthesized by partial/synth. Cost $0.0045.',
+    );
     expect(data!.status).toBe('partial');
     expect(data!.models[1]).toMatchObject({ status: 'failed', error: { kind: 'http', status: 402, message: 'Insufficient credits' } });
     expect(data!.models[1]!.error!.advice).toMatch(/credits/);
@@ -133,7 +160,9 @@ describe('process_prompt through the MCP client', () => {
     fake.on('total/three', { answer: '', json: true });
     const { result, text, data } = await call({ prompt: 'q' });
     expect(result.isError).toBe(true);
-    expect(text.split('\n')[0]).toMatch(/^No model answered: total\/one failed: HTTP 401: User not found; total\/two failed: HTTP 400: .*; total\/three failed: answered with nothing\.$/);
+    expect(text.split('\n')[0]).toMatch(
+      /^No model answered: total\/one failed: HTTP 401: User not found; total\/two failed: HTTP 400: .*; total\/three failed: answered with nothing\.$/,
+    );
     expect(text).toContain('- total/one: http 401: User not found. Check OPENROUTER_API_KEY');
     expect(text).toContain('- total/three: empty');
     expect(data!.status).toBe('failed');
@@ -153,7 +182,9 @@ describe('process_prompt through the MCP client', () => {
       ['failover/second', 'answered', null],
     ]);
     expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by failover/second. Cost $0.0060.');
-    expect(text).toMatch(/Synthesized by failover\/second in \d+\.\d s\. Before it, failover\/first failed: http 503: No instances available\./);
+    expect(text).toMatch(
+      /Synthesized by failover\/second in \d+\.\d s\. Before it, failover\/first failed: http 503: No instances available\./,
+    );
     expect(fake.requestsFor('failover/second')).toHaveLength(1);
   });
 
@@ -166,7 +197,7 @@ describe('process_prompt through the MCP client', () => {
     expect(data!.status).toBe('candidates_only');
     expect(data!.answer).toBeNull();
     expect(text.split('\n')[0]).toBe(
-      '3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The result holds the candidates\' answers instead. Cost $0.0045.',
+      "3 of 3 models answered, but no synthesis: synth-fails/a failed: HTTP 400: This endpoint’s maximum context length is 8192 tokens; synth-fails/b failed: HTTP 502: Provider returned error. The result holds the candidates' answers instead. Cost $0.0045.",
     );
     for (let i = 1; i <= 3; i++) {
       expect(text).toContain(`answer ${i} from synth-fails/`);
@@ -231,7 +262,13 @@ describe('process_prompt through the MCP client', () => {
     harness = await startHarness(fake);
     fake.on('override/x', { answer: 'x' });
     fake.on('override/synth', { answer: 'merged' });
-    const { data } = await call({ prompt: 'q', models: ['override/x', 'override/x'], synthesizer_model: ['override/synth'], temperature: 0.1, max_tokens: 321 });
+    const { data } = await call({
+      prompt: 'q',
+      models: ['override/x', 'override/x'],
+      synthesizer_model: ['override/synth'],
+      temperature: 0.1,
+      max_tokens: 321,
+    });
     expect(data!.models.map((m) => m.model)).toEqual(['override/x', 'override/x']);
     expect(fake.requestsFor('override/x')).toHaveLength(2);
     expect(fake.requestsFor('override/x')[0]!.body).toMatchObject({ temperature: 0.1, max_tokens: 321 });
@@ -269,7 +306,11 @@ describe('process_prompt through the MCP client', () => {
   });
 
   it('writes a long answer to its file as it arrives, holds only its start, and tells the synthesizer its whole length', async () => {
-    const limits = { PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '30000', PARALLEL_LLM_MAX_PROMPT_CHARS: '10000', PARALLEL_LLM_MAX_ANSWER_CHARS: '1000' };
+    const limits = {
+      PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '30000',
+      PARALLEL_LLM_MAX_PROMPT_CHARS: '10000',
+      PARALLEL_LLM_MAX_ANSWER_CHARS: '1000',
+    };
     harness = await startHarness(fake, { ...scriptModels('stream'), ...limits });
     const long = 'é'.repeat(49_999) + 'END';
     fake.on('stream/two', { answer: long, chunks: 37 });
@@ -284,7 +325,14 @@ describe('process_prompt through the MCP client', () => {
 
   it('leaves no file of a candidate that failed mid-stream, and no temporary file behind', async () => {
     harness = await startHarness(fake, scriptModels('midstream'));
-    fake.on('midstream/two', { sse: ['data: {"choices":[{"delta":{"content":"half an ans"}}]}', '', 'data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"delta":{"content":""},"finish_reason":"error"}]}', ''] });
+    fake.on('midstream/two', {
+      sse: [
+        'data: {"choices":[{"delta":{"content":"half an ans"}}]}',
+        '',
+        'data: {"error":{"code":502,"message":"Provider disconnected"},"choices":[{"delta":{"content":""},"finish_reason":"error"}]}',
+        '',
+      ],
+    });
     const { data } = await call({ prompt: 'q' });
     expect(data!.models[1]).toMatchObject({ status: 'failed', file: null });
     await harness.app.runs.idle();
@@ -370,7 +418,12 @@ describe('process_prompt through the MCP client', () => {
 
   it('never puts the API key in a result or a file, even when an upstream echoes it back or the prompt holds it', async () => {
     harness = await startHarness(fake, scriptModels('secret'));
-    fake.on('secret/two', { fromRequest: (request) => ({ status: 400, error: { code: 400, message: `Invalid header: authorization=${request.headers.authorization}` } }) });
+    fake.on('secret/two', {
+      fromRequest: (request) => ({
+        status: 400,
+        error: { code: 400, message: `Invalid header: authorization=${request.headers.authorization}` },
+      }),
+    });
     fake.on('secret/three', { fromRequest: (request) => ({ answer: `You sent ${request.headers.authorization}` }) });
     const { result, data } = await call({ prompt: `Is ${VALID_KEY} a valid key?` });
     expect(JSON.stringify(result)).not.toContain(VALID_KEY);

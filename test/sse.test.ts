@@ -128,9 +128,18 @@ describe('SseParser over bytes', () => {
   });
 
   it('turns bytes that are not UTF-8 into U+FFFD, as a streaming decoder of the whole body would', () => {
-    const bytes = Buffer.concat([Buffer.from('data: a'), Buffer.from([0xff, 0xc3]), Buffer.from('\n\ndata: b'), Buffer.from([0xe6, 0x97]), Buffer.from('\n\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('data: a'),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from('\n\ndata: b'),
+      Buffer.from([0xe6, 0x97]),
+      Buffer.from('\n\n'),
+    ]);
     const whole = new TextDecoder().decode(bytes);
-    const want = whole.split('\n\n').filter(Boolean).map((event) => event.slice('data: '.length));
+    const want = whole
+      .split('\n\n')
+      .filter(Boolean)
+      .map((event) => event.slice('data: '.length));
     expect(want).toEqual(['a\ufffd\ufffd', 'b\ufffd']);
     for (let at = 0; at <= bytes.length; at++) {
       expect(sseDataOf([bytes.subarray(0, at), bytes.subarray(at)]), `split at byte ${at}`).toEqual(want);

@@ -33,8 +33,10 @@ function panel(prefix: string, then: Partial<Record<'one' | 'two' | 'three', Beh
   return { env: { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` }, models };
 }
 
-const ask = (harness: Harness, args: Record<string, unknown>) => callTool(harness, 'process_prompt', { prompt: 'Which is right?', ...args });
-const userText = (request: RecordedRequest) => (request.body.messages as Array<{ content: string }>).map((message) => message.content).join('\n');
+const ask = (harness: Harness, args: Record<string, unknown>) =>
+  callTool(harness, 'process_prompt', { prompt: 'Which is right?', ...args });
+const userText = (request: RecordedRequest) =>
+  (request.body.messages as Array<{ content: string }>).map((message) => message.content).join('\n');
 const runJson = async (folder: string): Promise<RunRecord> => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
 
 /** The lettered answers a step's prompt shows, in the order it shows them. */
@@ -47,15 +49,24 @@ const letterOf = (prompt: string, content: string) => lettered(prompt).find((ans
 const ranker: Behaviour = {
   fromRequest: (request) => {
     const shown = lettered(userText(request));
-    const order = ['TWO-ANSWER', 'THREE-ANSWER', 'ONE-ANSWER'].flatMap((content) => shown.filter((answer) => answer.content === content).map((answer) => answer.label));
-    return { answer: `Both are fine.\nRANKING: ${order.join(' > ')}`, usage: { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220, cost: 0.001 } };
+    const order = ['TWO-ANSWER', 'THREE-ANSWER', 'ONE-ANSWER'].flatMap((content) =>
+      shown.filter((answer) => answer.content === content).map((answer) => answer.label),
+    );
+    return {
+      answer: `Both are fine.\nRANKING: ${order.join(' > ')}`,
+      usage: { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220, cost: 0.001 },
+    };
   },
 };
 
 describe('strategy judge', () => {
   it('shows the judge the answers anonymised in the run’s shuffled order, and returns the chosen answer with its fixes, naming its model and the reason', async () => {
     const { env, models } = panel('judge');
-    fake.on('judge/synth', { fromRequest: (request) => ({ answer: `CHOICE: ${letterOf(userText(request), 'TWO-ANSWER')}\nREASON: It checks out.\nANSWER:\nTWO-ANSWER, with its sign fixed.` }) });
+    fake.on('judge/synth', {
+      fromRequest: (request) => ({
+        answer: `CHOICE: ${letterOf(userText(request), 'TWO-ANSWER')}\nREASON: It checks out.\nANSWER:\nTWO-ANSWER, with its sign fixed.`,
+      }),
+    });
     const harness = await start(fake, env);
     const { result, text, data } = await ask(harness, { strategy: 'judge' });
     expect(result.isError).toBeFalsy();
@@ -65,21 +76,34 @@ describe('strategy judge', () => {
     for (const model of models) expect(prompt).not.toContain(model);
     expect(prompt).not.toContain(harness.outputDir);
     const shownOrder = lettered(prompt).map((answer) => WORDS.indexOf(answer.content.replace('-ANSWER', '')));
-    const expectedOrder = anonymise(data!.run_id, [0, 1, 2].map((index) => ({ index, model: '', content: '' }))).map((answer) => answer.index);
+    const expectedOrder = anonymise(
+      data!.run_id,
+      [0, 1, 2].map((index) => ({ index, model: '', content: '' })),
+    ).map((answer) => answer.index);
     expect(shownOrder).toEqual(expectedOrder);
     expect(lettered(prompt).map((answer) => answer.label)).toEqual(['A', 'B', 'C']);
 
     expect(data!.answer).toBe('TWO-ANSWER, with its sign fixed.');
     expect(data!.strategy).toBe('judge');
     expect(data!.judge).toMatchObject({ chosen_index: 2, chosen_model: 'judge/two', reason: 'It checks out.', warnings: [] });
-    expect(text.split('\n')[0]).toBe('All 3 models answered; judged by judge/synth, who chose candidate 2 (judge/two): It checks out. Cost $0.0060.');
+    expect(text.split('\n')[0]).toBe(
+      'All 3 models answered; judged by judge/synth, who chose candidate 2 (judge/two): It checks out. Cost $0.0060.',
+    );
     expect(text).toContain('Judge: judge/synth chose candidate 2 (judge/two). Reason: It checks out.');
     await harness.app.runs.idle();
     const record = await runJson(data!.run_folder!);
     expect(record.settings.strategy).toBe('judge');
-    expect(record.synthesis.verdict).toEqual({ choice_index: 2, choice_model: 'judge/two', reason: 'It checks out.', warnings: [], reply_file: 'judge.reply.md' });
+    expect(record.synthesis.verdict).toEqual({
+      choice_index: 2,
+      choice_model: 'judge/two',
+      reason: 'It checks out.',
+      warnings: [],
+      reply_file: 'judge.reply.md',
+    });
     expect(await readFile(path.join(data!.run_folder!, 'final.md'), 'utf8')).toBe('TWO-ANSWER, with its sign fixed.');
-    expect(await readFile(path.join(data!.run_folder!, 'judge.reply.md'), 'utf8')).toMatch(/^CHOICE: [ABC]\nREASON: It checks out\.\nANSWER:\n/);
+    expect(await readFile(path.join(data!.run_folder!, 'judge.reply.md'), 'utf8')).toMatch(
+      /^CHOICE: [ABC]\nREASON: It checks out\.\nANSWER:\n/,
+    );
   });
 
   it('falls over to the next judge when one fails, and keeps the whole reply, with a warning, when no choice can be read', async () => {
@@ -112,12 +136,22 @@ describe('strategy council', () => {
       expect(requests).toHaveLength(2);
       const prompt = userText(requests[1]!);
       for (const name of models) expect(prompt).not.toContain(name);
-      expect(lettered(prompt).map((answer) => answer.content).sort()).toEqual(WORDS.filter((_, other) => other !== i).map((word) => `${word}-ANSWER`).sort());
+      expect(
+        lettered(prompt)
+          .map((answer) => answer.content)
+          .sort(),
+      ).toEqual(
+        WORDS.filter((_, other) => other !== i)
+          .map((word) => `${word}-ANSWER`)
+          .sort(),
+      );
       expect(prompt).toContain('RANKING: <letter> > <letter>');
     });
     const synthesis = userText(fake.requestsFor('council/synth')[0]!);
     for (const name of models) expect(synthesis).not.toContain(name);
-    expect(synthesis).toContain(`## Peer ranking, best first\n\n1. Candidate ${letterOf(synthesis, 'TWO-ANSWER')}: score 1.00 (ranked by 2 reviewers, first for 2)`);
+    expect(synthesis).toContain(
+      `## Peer ranking, best first\n\n1. Candidate ${letterOf(synthesis, 'TWO-ANSWER')}: score 1.00 (ranked by 2 reviewers, first for 2)`,
+    );
 
     expect(data!.answer).toBe('MERGED');
     expect(data!.council!.rankings.map((entry) => [entry.ranker_model, entry.ranking.map((ranked) => ranked.model)])).toEqual(
@@ -152,7 +186,11 @@ describe('strategy council', () => {
   });
 
   it('leaves out a member whose ranking failed, and records why', async () => {
-    const { env } = panel('council-fail', { one: ranker, two: ranker, three: { status: 500, error: { code: 500, message: 'upstream broke' } } });
+    const { env } = panel('council-fail', {
+      one: ranker,
+      two: ranker,
+      three: { status: 500, error: { code: 500, message: 'upstream broke' } },
+    });
     fake.on('council-fail/synth', { answer: 'MERGED' });
     const harness = await start(fake, env);
     const { data } = await ask(harness, { strategy: 'council' });
@@ -185,11 +223,17 @@ describe('strategy council', () => {
 describe('Self-MoA: a model repeated in models', () => {
   it('asks each repeat as its own candidate, saved in its own file, and lets the judge read each on its own', async () => {
     fake.on('moa/best', { answer: 'BEST-ANSWER' });
-    fake.on('moa/synth', { fromRequest: (request) => ({ answer: `CHOICE: ${lettered(userText(request))[0]!.label}\nREASON: first\nANSWER:\nok` }) });
+    fake.on('moa/synth', {
+      fromRequest: (request) => ({ answer: `CHOICE: ${lettered(userText(request))[0]!.label}\nREASON: first\nANSWER:\nok` }),
+    });
     const harness = await start(fake, { PARALLEL_LLM_MODELS: 'moa/best,moa/best,moa/best', PARALLEL_LLM_SYNTHESIZER_MODEL: 'moa/synth' });
     const { data } = await ask(harness, { strategy: 'judge' });
     expect(fake.requestsFor('moa/best')).toHaveLength(3);
-    expect(data!.models.map((model) => model.file && path.basename(model.file))).toEqual(['candidate-1_moa_best.md', 'candidate-2_moa_best.md', 'candidate-3_moa_best.md']);
+    expect(data!.models.map((model) => model.file && path.basename(model.file))).toEqual([
+      'candidate-1_moa_best.md',
+      'candidate-2_moa_best.md',
+      'candidate-3_moa_best.md',
+    ]);
     expect(lettered(userText(fake.requestsFor('moa/synth')[0]!))).toHaveLength(3);
   });
 });
@@ -214,7 +258,8 @@ describe('reasoning_effort', () => {
     const withSetting = panel('effort-env');
     fake.on('effort-env/synth', { answer: 'MERGED' });
     await ask(await start(fake, { ...withSetting.env, PARALLEL_LLM_REASONING_EFFORT: 'minimal' }), {});
-    for (const model of [...withSetting.models, 'effort-env/synth']) expect(fake.requestsFor(model)[0]!.body.reasoning).toEqual({ effort: 'minimal' });
+    for (const model of [...withSetting.models, 'effort-env/synth'])
+      expect(fake.requestsFor(model)[0]!.body.reasoning).toEqual({ effort: 'minimal' });
 
     const without = panel('effort-none');
     fake.on('effort-none/synth', { answer: 'MERGED' });

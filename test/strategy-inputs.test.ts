@@ -16,7 +16,14 @@ function refusal(input: Record<string, unknown>): string {
 describe('strategyInputShape: accepted inputs', () => {
   it('takes each strategy, a positive ceiling, each effort and a run id (trimmed), all optional', () => {
     expect(schema.parse({})).toEqual({});
-    expect(schema.parse({ strategy: 'council', max_cost_usd: 0.25, reasoning_effort: 'minimal', follow_up_of: ' 2026-11-24T10-00-00.000Z_ab12cd34 ' })).toEqual({
+    expect(
+      schema.parse({
+        strategy: 'council',
+        max_cost_usd: 0.25,
+        reasoning_effort: 'minimal',
+        follow_up_of: ' 2026-11-24T10-00-00.000Z_ab12cd34 ',
+      }),
+    ).toEqual({
       strategy: 'council',
       max_cost_usd: 0.25,
       reasoning_effort: 'minimal',

@@ -178,12 +178,18 @@ describe('buildSynthesisPrompt: bounded size', () => {
   it('marks an answer held only in part as trimmed, though its held part fits', () => {
     const file = '/runs/2025-11-21_ab12/candidate-1_a_long.md';
     // 12,000 characters held of a 2,000,000-character answer: the rest is only in its file.
-    const { text, trims } = buildSynthesisPrompt('problem', [{ model: 'a/long', content: 'H'.repeat(12_000), chars: 2_000_000, file }], 600_000);
+    const { text, trims } = buildSynthesisPrompt(
+      'problem',
+      [{ model: 'a/long', content: 'H'.repeat(12_000), chars: 2_000_000, file }],
+      600_000,
+    );
     expect(trims).toHaveLength(1);
     const { keptChars, originalChars } = trims[0]!;
     expect(originalChars).toBe(2_000_000);
     expect(keptChars).toBeGreaterThan(11_900);
-    expect(text).toContain(`${'H'.repeat(keptChars)}\n\n[... trimmed to fit the synthesis budget: ${2_000_000 - keptChars} of 2000000 characters omitted; the full answer is saved in ${file}]`);
+    expect(text).toContain(
+      `${'H'.repeat(keptChars)}\n\n[... trimmed to fit the synthesis budget: ${2_000_000 - keptChars} of 2000000 characters omitted; the full answer is saved in ${file}]`,
+    );
   });
 
   it('marks a trim with the omitted count but names no file when none is given', () => {

@@ -22,7 +22,11 @@ async function start(prefix: string, slowMs: number, options: Parameters<typeof 
   fake.on(`${prefix}/two`, { answer: `two from ${prefix}`, delayMs: slowMs });
   fake.on(`${prefix}/synth`, { answer: `synthesis for ${prefix}` });
   // A short budget: a task must not be bound by it.
-  const env = { PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two`, PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth`, PARALLEL_LLM_BUDGET_MS: '200' };
+  const env = {
+    PARALLEL_LLM_MODELS: `${prefix}/one,${prefix}/two`,
+    PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth`,
+    PARALLEL_LLM_BUDGET_MS: '200',
+  };
   const harness = await startClosedAfterEach(fake, env, options);
   await harness.client.listTools();
   return harness;
@@ -30,9 +34,15 @@ async function start(prefix: string, slowMs: number, options: Parameters<typeof 
 
 type Message = { type: string; task?: { taskId: string; status: string; ttl?: number | null }; result?: CallToolResult; error?: Error };
 
-async function runAsTask(harness: Harness, args: Record<string, unknown>, onMessage: (message: Message) => void = () => undefined): Promise<Message[]> {
+async function runAsTask(
+  harness: Harness,
+  args: Record<string, unknown>,
+  onMessage: (message: Message) => void = () => undefined,
+): Promise<Message[]> {
   const messages: Message[] = [];
-  const stream = harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: args }, CallToolResultSchema, { task: { ttl: 60_000 } });
+  const stream = harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: args }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  });
   for await (const message of stream) {
     messages.push(message as Message);
     onMessage(message as Message);
@@ -141,7 +151,11 @@ describe('process_prompt as a task', () => {
     ['huge', 1e15, 24 * 60 * 60 * 1000],
   ])('clamps a %s ttl to its bounds instead of echoing it', async (_name, ttl, kept) => {
     const harness = await start(`ttl-${ttl}`, 10);
-    const stream = harness.client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: { prompt: 'q' } }, CallToolResultSchema, { task: { ttl } });
+    const stream = harness.client.experimental.tasks.callToolStream(
+      { name: 'process_prompt', arguments: { prompt: 'q' } },
+      CallToolResultSchema,
+      { task: { ttl } },
+    );
     let created: Message | undefined;
     for await (const message of stream) if (message.type === 'taskCreated') created ??= message as Message;
     expect(created!.task!.ttl).toBe(kept);
@@ -150,7 +164,10 @@ describe('process_prompt as a task', () => {
   it('lists tasks a page at a time, honouring the cursor', async () => {
     const harness = await start('pages', 10);
     const ids = await Promise.all(
-      Array.from({ length: 55 }, async (_, i) => (await runAsTask(harness, { prompt: `q${i}` })).find((m) => m.type === 'taskCreated')!.task!.taskId),
+      Array.from(
+        { length: 55 },
+        async (_, i) => (await runAsTask(harness, { prompt: `q${i}` })).find((m) => m.type === 'taskCreated')!.task!.taskId,
+      ),
     );
     const first = await harness.client.experimental.tasks.listTasks();
     expect(first.tasks).toHaveLength(50);

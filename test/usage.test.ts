@@ -13,12 +13,29 @@ describe('convertUsage', () => {
       cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.000129 },
       completion_tokens_details: { reasoning_tokens: 82, image_tokens: 0 },
     };
-    expect(convertUsage(usage)).toEqual({ prompt_tokens: 43, completion_tokens: 119, reasoning_tokens: 82, total_tokens: 162, cost: 0.001914 });
+    expect(convertUsage(usage)).toEqual({
+      prompt_tokens: 43,
+      completion_tokens: 119,
+      reasoning_tokens: 82,
+      total_tokens: 162,
+      cost: 0.001914,
+    });
   });
 
   it('reads an OpenAI-compatible server’s usage, which has no cost, and Groq’s, which has timings too', () => {
-    expect(convertUsage({ prompt_tokens: 10, total_tokens: 56, completion_tokens: 46 })).toEqual({ prompt_tokens: 10, completion_tokens: 46, total_tokens: 56 });
-    const groq = { queue_time: 0.17, prompt_tokens: 17, prompt_time: 0.0007, completion_tokens: 1107, total_tokens: 1124, completion_tokens_details: { reasoning_tokens: 963 } };
+    expect(convertUsage({ prompt_tokens: 10, total_tokens: 56, completion_tokens: 46 })).toEqual({
+      prompt_tokens: 10,
+      completion_tokens: 46,
+      total_tokens: 56,
+    });
+    const groq = {
+      queue_time: 0.17,
+      prompt_tokens: 17,
+      prompt_time: 0.0007,
+      completion_tokens: 1107,
+      total_tokens: 1124,
+      completion_tokens_details: { reasoning_tokens: 963 },
+    };
     expect(convertUsage(groq)).toEqual({ prompt_tokens: 17, completion_tokens: 1107, reasoning_tokens: 963, total_tokens: 1124 });
   });
 
@@ -55,7 +72,11 @@ describe('convertUsage', () => {
 
 describe('addUsage', () => {
   it('adds field by field, keeping a field only one side has', () => {
-    expect(addUsage({ prompt_tokens: 1, cost: 0.5 }, { prompt_tokens: 2, completion_tokens: 3 })).toEqual({ prompt_tokens: 3, completion_tokens: 3, cost: 0.5 });
+    expect(addUsage({ prompt_tokens: 1, cost: 0.5 }, { prompt_tokens: 2, completion_tokens: 3 })).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 3,
+      cost: 0.5,
+    });
   });
 
   it('treats a missing usage as nothing', () => {

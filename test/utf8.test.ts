@@ -15,7 +15,12 @@ function splitPoints(body: Buffer, text: string): number[] {
 }
 
 /** `pieces` as the network reads of a whole body. */
-const decodeAll = (pieces: Buffer[]) => readText((async function* () { yield* pieces; })());
+const decodeAll = (pieces: Buffer[]) =>
+  readText(
+    (async function* () {
+      yield* pieces;
+    })(),
+  );
 
 /** `text` as the data of one event, its bytes in the given reads. */
 const eventData = (pieces: Buffer[]) => sseDataOf([Buffer.from('data: '), ...pieces, Buffer.from('\n\n')]);
@@ -49,7 +54,9 @@ describe('client.complete() with multibyte characters split across network reads
   async function served(body: Buffer, at: number, extra: { status?: number; contentType?: string } = {}) {
     const model = `m/utf8-${++n}`;
     upstream.fake.on(model, { raw: [body.subarray(0, at), body.subarray(at)], ...extra });
-    return upstream.client.complete({ model, prompt: 'p', temperature: 0, maxTokens: 100 }).catch((error: unknown) => error as UpstreamError);
+    return upstream.client
+      .complete({ model, prompt: 'p', temperature: 0, maxTokens: 100 })
+      .catch((error: unknown) => error as UpstreamError);
   }
 
   it.each(Object.entries(TEXTS))('keeps %s text intact in a streamed answer, whichever byte the read ends at', async (_, text) => {
@@ -71,7 +78,11 @@ describe('client.complete() with multibyte characters split across network reads
     const message = `Modèle indisponible: ${TEXTS.cjk} ${TEXTS.emoji}`;
     const body = Buffer.from(JSON.stringify({ error: { code: 400, message } }), 'utf8');
     for (const at of splitPoints(body, message)) {
-      expect(await served(body, at, { status: 400, contentType: 'application/json' }), `split at byte ${at}`).toMatchObject({ kind: 'http', status: 400, message });
+      expect(await served(body, at, { status: 400, contentType: 'application/json' }), `split at byte ${at}`).toMatchObject({
+        kind: 'http',
+        status: 400,
+        message,
+      });
     }
   });
 });

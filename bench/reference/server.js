@@ -13,7 +13,11 @@ import { z } from 'zod';
 
 const env = process.env;
 const baseUrl = env.OPENROUTER_BASE_URL ?? 'https://openrouter.ai/api/v1';
-const list = (value) => (value ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+const list = (value) =>
+  (value ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
 const configuredModels = list(env.PARALLEL_LLM_MODELS);
 const configuredSynthesizer = list(env.PARALLEL_LLM_SYNTHESIZER_MODEL)[0];
 
@@ -21,7 +25,12 @@ async function ask(model, prompt, settings) {
   const response = await fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${env.OPENROUTER_API_KEY}`, 'content-type': 'application/json', connection: 'close' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], temperature: settings.temperature, max_tokens: settings.maxTokens }),
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: prompt }],
+      temperature: settings.temperature,
+      max_tokens: settings.maxTokens,
+    }),
   });
   const body = await response.json();
   if (!response.ok || body.error) throw new Error(`${model}: ${body.error?.message ?? `HTTP ${response.status}`}`);
@@ -55,7 +64,10 @@ server.registerTool(
     const settled = await Promise.allSettled(models.map((model) => ask(model, args.prompt, settings)));
     const answers = settled.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [{ model: models[i], text: outcome.value }] : []));
     if (answers.length === 0) {
-      return { content: [{ type: 'text', text: `No model answered: ${settled.map((outcome) => outcome.reason.message).join('; ')}` }], isError: true };
+      return {
+        content: [{ type: 'text', text: `No model answered: ${settled.map((outcome) => outcome.reason.message).join('; ')}` }],
+        isError: true,
+      };
     }
     const text = await ask(args.synthesizer_model ?? configuredSynthesizer, synthesisPrompt(args.prompt, answers), settings);
     return { content: [{ type: 'text', text }] };

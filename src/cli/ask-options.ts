@@ -13,7 +13,11 @@ export interface AskOptions {
   json: boolean;
 }
 
-const idList = (text: string) => text.split(',').map((id) => id.trim()).filter(Boolean);
+const idList = (text: string) =>
+  text
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
 const asWritten = (text: string) => text;
 
 /** The flags that take a value: each sets one of process_prompt's arguments. */

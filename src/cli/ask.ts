@@ -39,12 +39,18 @@ export const askRequest = (config: Config, input: AskInput): RunRequest => runRe
 async function askPrompt(config: Config, input: AskInput): Promise<number> {
   const request = askRequest(config, input);
   if (request.prompt.length > config.maxPromptChars) {
-    process.stderr.write(`parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`);
+    process.stderr.write(
+      `parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`,
+    );
     return 2;
   }
   // The board already shows every outcome; JSON on stderr would break it. Ask for it with
   // PARALLEL_LLM_LOG_LEVEL; the log file, if any, gets everything.
-  const logger = createLogger({ level: config.logLevel, file: config.logFile, stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent' });
+  const logger = createLogger({
+    level: config.logLevel,
+    file: config.logFile,
+    stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent',
+  });
   const service = await chooseRunService(config, logger, packageVersion());
   let board: Board | undefined;
   // Ctrl-C from now on stops the run, even one pressed while the run is being started.
@@ -75,7 +81,14 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     process.stderr.write(`\n${headline(view.state)}\n\n`);
     // --json: the tool's structuredContent, answers included, for scripts.
     if (input.options.json) {
-      const structured = structuredResult(view, shown, { withAnswers: true, answersIn: 'structured_content', joined, budgetMs: undefined, poll: undefined, notice });
+      const structured = structuredResult(view, shown, {
+        withAnswers: true,
+        answersIn: 'structured_content',
+        joined,
+        budgetMs: undefined,
+        poll: undefined,
+        notice,
+      });
       process.stdout.write(`${JSON.stringify(structured, null, 2)}\n`);
     } else (answered ? process.stdout : process.stderr).write(`${answersText(view.state, shown)}\n`);
     process.stderr.write(`\n${footer(view, { joined, notice })}\n`);

@@ -77,9 +77,9 @@ class LiveBoard implements Board {
     const rows = this.models.map((model, i) => this.lines[i] || `  … ${model} waiting (${waited})`);
     rows.push(
       this.synthesisLine ??
-      (this.synthesisStarted === undefined
-        ? `  · ${this.synthesizer} will synthesize`
-        : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`),
+        (this.synthesisStarted === undefined
+          ? `  · ${this.synthesizer} will synthesize`
+          : `  … ${this.synthesizer} synthesizing (${seconds(Date.now() - this.synthesisStarted)})`),
     );
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     // A row wider than the terminal would wrap onto two, and moving up by the row count would
@@ -99,7 +99,8 @@ export function fitToWidth(line: string, columns: number | undefined): string {
 
 function describe(event: RunEvent): string {
   if (event.type === 'synthesis') return `… ${event.model} synthesizing ${count(event.candidates, 'answer')}`;
-  if (event.type === 'ranked') return `${event.ranker.status === 'answered' && event.ranker.order.length > 0 ? '✔' : '✘'} ${event.ranker.model} ${rankingOutcome(event.ranker)}`;
+  if (event.type === 'ranked')
+    return `${event.ranker.status === 'answered' && event.ranker.order.length > 0 ? '✔' : '✘'} ${event.ranker.model} ${rankingOutcome(event.ranker)}`;
   const { candidate } = event;
   if (candidate.status === 'answered') return `✔ ${candidate.model} answered in ${seconds(candidate.ms)}`;
   return `✘ ${candidate.model} failed: ${briefly(candidate.status === 'failed' ? candidate.error : undefined)}`;

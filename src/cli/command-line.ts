@@ -13,13 +13,24 @@ export type CommandLine = { kind: 'run'; words: string[]; values: OptionValues }
  * comes after its option (`--models a,b` or `--models=a,b`); one that begins with "-" is taken
  * for a forgotten value. `words: false` refuses arguments that are not options.
  */
-export function readCommandLine(command: string, args: string[], { words, options = {} }: { words: boolean; options?: OptionTypes }): CommandLine {
+export function readCommandLine(
+  command: string,
+  args: string[],
+  { words, options = {} }: { words: boolean; options?: OptionTypes },
+): CommandLine {
   const declared = Object.fromEntries(Object.entries(options).map(([name, type]) => [name, { type }]));
-  const { tokens } = parseArgs({ args, options: { ...declared, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  const { tokens } = parseArgs({
+    args,
+    options: { ...declared, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   const error = (message: string) => commandError(command, message);
   const given = tokens.flatMap((token) => (token.kind === 'option' ? [token] : []));
   const unknown = given.find((token) => token.name !== 'help' && !Object.hasOwn(options, token.name));
-  if (unknown) return error(`unknown option "${unknown.rawName}"${words ? '; to send a prompt that begins with "-", put -- before it' : ''}`);
+  if (unknown)
+    return error(`unknown option "${unknown.rawName}"${words ? '; to send a prompt that begins with "-", put -- before it' : ''}`);
   if (given.some((token) => token.name === 'help')) return { kind: 'help' };
   const values: OptionValues = {};
   for (const token of given) {

@@ -50,14 +50,22 @@ export async function runDoctor(config: Config, { out = process.stdout, limitMs 
     found.push(...lines);
     out.write(lines.map((line) => `${MARKS[line.level]} ${line.what}\n${line.fix ? `  fix: ${line.fix}\n` : ''}`).join(''));
   };
-  const noAnswer = (what: string, fix: string, level: Level = 'unchecked'): Line => ({ level, what: `no answer from ${what} within ${seconds(limitMs)}`, fix });
+  const noAnswer = (what: string, fix: string, level: Level = 'unchecked'): Line => ({
+    level,
+    what: `no answer from ${what} within ${seconds(limitMs)}`,
+    fix,
+  });
   print(checkLogFile(config));
   try {
     await Promise.all([
       withinLimit(limitMs, (signal) => checkKey(client, signal), noAnswer(`${client.baseUrl}/key`, NETWORK_FIX)).then(print),
       withinLimit(limitMs, (signal) => checkModels(client, config, signal), noAnswer(`${client.baseUrl}/models`, NETWORK_FIX)).then(print),
       // A disk that hangs would hang every run's files too: that is something wrong.
-      withinLimit(limitMs, () => checkOutputFolder(config), noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere', 'fail')).then(print),
+      withinLimit(
+        limitMs,
+        () => checkOutputFolder(config),
+        noAnswer(`the output folder ${config.outputDir}`, 'check the disk, or set PARALLEL_LLM_OUTPUT_DIR elsewhere', 'fail'),
+      ).then(print),
     ]);
   } finally {
     await client.close();
@@ -102,11 +110,13 @@ async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<
     const error = caught as UpstreamError;
     if (error.status === 404) return [{ level: 'unchecked', what: `${client.baseUrl}/key is not available; the key was not checked` }];
     if (error.status === 401 || error.status === 403) {
-      return [{
-        level: 'fail',
-        what: `OPENROUTER_API_KEY was refused by ${client.baseUrl}: ${error.message}`,
-        fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
-      }];
+      return [
+        {
+          level: 'fail',
+          what: `OPENROUTER_API_KEY was refused by ${client.baseUrl}: ${error.message}`,
+          fix: 'create a key at https://openrouter.ai/keys and put it in the env block of your MCP client config',
+        },
+      ];
     }
     return [{ level: 'unchecked', what: `could not check the key at ${client.baseUrl}/key: ${error.message}`, fix: NETWORK_FIX }];
   }
@@ -118,8 +128,15 @@ async function checkModels(client: OpenRouterClient, config: Config, signal: Abo
     rows = await fetchModels(client, signal);
   } catch (caught) {
     const error = caught as UpstreamError;
-    if (error.status === 404) return [{ level: 'unchecked', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
-    return [{ level: 'unchecked', what: `could not list models at ${client.baseUrl}/models: ${error.message}; the model ids were not checked`, fix: NETWORK_FIX }];
+    if (error.status === 404)
+      return [{ level: 'unchecked', what: `${client.baseUrl}/models is not available; the model ids were not checked` }];
+    return [
+      {
+        level: 'unchecked',
+        what: `could not list models at ${client.baseUrl}/models: ${error.message}; the model ids were not checked`,
+        fix: NETWORK_FIX,
+      },
+    ];
   }
   return configuredModels(config).map((configured) => describe(configured, judgeModel(configured.model, rows), client.baseUrl));
 }
@@ -135,8 +152,11 @@ function configuredModels(config: Config): Configured[] {
   return [...new Set([...config.models, ...config.synthesizerModels])].map((model) => {
     const candidate = config.models.includes(model);
     const synthesizer = config.synthesizerModels.includes(model);
-    if (candidate && synthesizer) return { model, role: 'candidate and synthesizer', variable: 'PARALLEL_LLM_MODELS and PARALLEL_LLM_SYNTHESIZER_MODEL' };
-    return synthesizer ? { model, role: 'synthesizer', variable: 'PARALLEL_LLM_SYNTHESIZER_MODEL' } : { model, role: 'candidate', variable: 'PARALLEL_LLM_MODELS' };
+    if (candidate && synthesizer)
+      return { model, role: 'candidate and synthesizer', variable: 'PARALLEL_LLM_MODELS and PARALLEL_LLM_SYNTHESIZER_MODEL' };
+    return synthesizer
+      ? { model, role: 'synthesizer', variable: 'PARALLEL_LLM_SYNTHESIZER_MODEL' }
+      : { model, role: 'candidate', variable: 'PARALLEL_LLM_MODELS' };
   });
 }
 
@@ -145,7 +165,10 @@ function describe({ model, role, variable }: Configured, verdict: ModelVerdict, 
     case 'listed':
       return { level: 'ok', what: `${role} model ${model} exists${listedAs(verdict)}` };
     case 'unchecked_alias':
-      return { level: 'unchecked', what: `${role} model ${model} is an alias, which ${baseUrl}/models does not list (it lists no aliases): it was not checked` };
+      return {
+        level: 'unchecked',
+        what: `${role} model ${model} is an alias, which ${baseUrl}/models does not list (it lists no aliases): it was not checked`,
+      };
     case 'expiring':
       return {
         level: 'warn',
@@ -153,7 +176,11 @@ function describe({ model, role, variable }: Configured, verdict: ModelVerdict, 
         fix: `replace it in ${variable}${nearest(verdict.suggestions)}`,
       };
     case 'gone':
-      return { level: 'fail', what: `${role} model ${model} is not offered by ${baseUrl}: retired, or mistyped`, fix: `correct ${variable}${nearest(verdict.suggestions)}` };
+      return {
+        level: 'fail',
+        what: `${role} model ${model} is not offered by ${baseUrl}: retired, or mistyped`,
+        fix: `correct ${variable}${nearest(verdict.suggestions)}`,
+      };
   }
 }
 
@@ -189,10 +216,12 @@ async function checkOutputFolder(config: Config): Promise<Line[]> {
     await probe.discard();
     return [{ level: 'ok', what: `runs are saved in ${config.outputDir}` }];
   } catch (caught) {
-    return [{
-      level: 'fail',
-      what: `cannot write runs to ${config.outputDir}: ${(caught as Error).message}`,
-      fix: 'set PARALLEL_LLM_OUTPUT_DIR to a folder you can write to, or PARALLEL_LLM_SAVE_OUTPUTS=false',
-    }];
+    return [
+      {
+        level: 'fail',
+        what: `cannot write runs to ${config.outputDir}: ${(caught as Error).message}`,
+        fix: 'set PARALLEL_LLM_OUTPUT_DIR to a folder you can write to, or PARALLEL_LLM_SAVE_OUTPUTS=false',
+      },
+    ];
   }
 }

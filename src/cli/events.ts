@@ -26,7 +26,12 @@ export function eventsBetween(before: RunState | undefined, after: RunState): Bo
   const rankings = after.council?.rankings ?? [];
   for (const ranker of rankings.slice(before?.council?.rankings.length ?? 0)) events.push({ type: 'ranked', ranker });
   const startedSynthesis = after.synthesis.model !== undefined && after.synthesis.model !== before?.synthesis.model;
-  if (startedSynthesis) events.push({ type: 'synthesis', model: after.synthesis.model!, candidates: after.candidates.filter((c) => c.status === 'answered').length });
+  if (startedSynthesis)
+    events.push({
+      type: 'synthesis',
+      model: after.synthesis.model!,
+      candidates: after.candidates.filter((c) => c.status === 'answered').length,
+    });
   return events;
 }
 

@@ -56,7 +56,11 @@ export function nearestCurrent(model: string, rows: ModelRow[]): string[] {
   const current = rows.filter((row) => !row.expiration_date && !row.id.includes(':') && row.id !== model);
   const vendor = vendorOf(model);
   const sameVendor = current.filter((row) => vendorOf(row.id) === vendor);
-  if (sameVendor.length === 0) return similar(model, current.map((row) => row.id));
+  if (sameVendor.length === 0)
+    return similar(
+      model,
+      current.map((row) => row.id),
+    );
   const words = nameWords(model);
   const tolerance = typoTolerance(model);
   return sameVendor

@@ -37,5 +37,7 @@ function table(runs: Listing[]): string {
   });
   const header = ['RUN', 'STATUS', 'ELAPSED', 'ANSWERED', 'COST', 'PROMPT'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+  return [header, ...rows]
+    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
+    .join('\n');
 }

@@ -54,7 +54,8 @@ export async function openClient(paths: HostPaths, version: string): Promise<Cli
   try {
     await client.connect(socketTransport(socket));
     const host = client.getServerVersion();
-    if (host?.name !== HOST_NAME || host.version !== version) throw new Error(`${paths.socket} is served by ${host?.name} ${host?.version}, not the run host ${version}`);
+    if (host?.name !== HOST_NAME || host.version !== version)
+      throw new Error(`${paths.socket} is served by ${host?.name} ${host?.version}, not the run host ${version}`);
     return client;
   } catch (error) {
     await client.close();
@@ -110,7 +111,12 @@ async function staleLock(lock: string): Promise<boolean> {
  */
 function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...HOST_V8_FLAGS, ...hostCommand(), 'host', paths.id], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], cwd: paths.dir, env: process.env });
+    const child = spawn(process.execPath, [...HOST_V8_FLAGS, ...hostCommand(), 'host', paths.id], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      cwd: paths.dir,
+      env: process.env,
+    });
     let said = '';
     const done = (outcome: Started) => {
       clearTimeout(timer);
@@ -120,7 +126,9 @@ function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
     };
     const timer = setTimeout(() => done({ failed: `the run host said nothing within ${START_MS / 1000} s` }), deadline.msLeft());
     child.once('error', (error) => done({ failed: `the run host could not be started: ${error.message}` }));
-    child.once('close', (code, signal) => done({ failed: `the run host ended at its start (${signal ?? `exit code ${code}`})${said ? `: ${said.trim()}` : ''}` }));
+    child.once('close', (code, signal) =>
+      done({ failed: `the run host ended at its start (${signal ?? `exit code ${code}`})${said ? `: ${said.trim()}` : ''}` }),
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       said += chunk.toString('utf8');
       const line = said.split('\n', 1)[0]!;

@@ -51,7 +51,15 @@ async function runHost(args: string[], config: Config): Promise<void> {
   const { runs, service } = localRuns(config, client, logger);
   const startedAt = new Date().toISOString();
   let faces = 0;
-  const info = () => ({ pid: process.pid, version, started_at: startedAt, running: runs.running, faces, socket: paths.socket, log: config.logFile ?? paths.log });
+  const info = () => ({
+    pid: process.pid,
+    version,
+    started_at: startedAt,
+    running: runs.running,
+    faces,
+    socket: paths.socket,
+    log: config.logFile ?? paths.log,
+  });
   const server = net.createServer((socket) => {
     faces++;
     socket.on('close', () => faces--);
@@ -69,7 +77,11 @@ async function runHost(args: string[], config: Config): Promise<void> {
     logger.fatal({ err: error }, 'the run host failed');
     void stop('an unexpected error', true, 1);
   });
-  exitWhenIdle(config.hostIdleMs, () => faces > 0 || runs.running > 0, () => void stop('idle', false));
+  exitWhenIdle(
+    config.hostIdleMs,
+    () => faces > 0 || runs.running > 0,
+    () => void stop('idle', false),
+  );
   logger.info({ pid: process.pid, version, socket: paths.socket, idleMs: config.hostIdleMs }, 'run host ready');
   report('ready');
 }
@@ -134,7 +146,8 @@ function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
     setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
     server.close();
     // A newer host may have taken the socket's name after this one lost it: remove only our own.
-    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno) await removeOwnFile(paths.socket, 'socket').catch(() => undefined);
+    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
+      await removeOwnFile(paths.socket, 'socket').catch(() => undefined);
     if (interrupt) await runs.interruptAll('the run host was stopped');
     await client.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -41,7 +41,10 @@ function hostSettings(config: Config, version: string): unknown[] {
 }
 
 export function hostPaths(config: Config, version: string, env: NodeJS.ProcessEnv = process.env, platform = process.platform): HostPaths {
-  const id = createHash('sha256').update(JSON.stringify(hostSettings(config, version))).digest('hex').slice(0, 16);
+  const id = createHash('sha256')
+    .update(JSON.stringify(hostSettings(config, version)))
+    .digest('hex')
+    .slice(0, 16);
   const dir = config.hostDir ?? defaultHostDir(env, platform);
   const socket = platform === 'win32' ? `\\\\.\\pipe\\parallel-llm-mcp-${os.userInfo().username}-${id}` : path.join(dir, `${id}.sock`);
   return { dir, id, socket, lock: path.join(dir, `${id}.lock`), log: path.join(dir, `${id}.log`) };
@@ -58,7 +61,8 @@ export function socketProblem(paths: HostPaths, platform = process.platform): st
  * folder of the user's own in the temporary folder ($TMPDIR on macOS is already per user).
  */
 function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
-  if (platform === 'win32') return path.win32.join(env.LOCALAPPDATA ?? path.win32.join(os.homedir(), 'AppData', 'Local'), 'parallel-llm-mcp', 'host');
+  if (platform === 'win32')
+    return path.win32.join(env.LOCALAPPDATA ?? path.win32.join(os.homedir(), 'AppData', 'Local'), 'parallel-llm-mcp', 'host');
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'parallel-llm-mcp');
   return path.join(os.tmpdir(), `parallel-llm-mcp-${process.getuid?.() ?? os.userInfo().username}`);

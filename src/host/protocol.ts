@@ -31,14 +31,32 @@ export const inputs = {
 };
 
 export const outputs = {
-  start: z.union([z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }), z.object({ refused: startRefusalSchema })]),
+  start: z.union([
+    z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }),
+    z.object({ refused: startRefusalSchema }),
+  ]),
   watch: z.object({ state: stateSchema, version: z.number() }),
-  view: z.object({ state: stateSchema, answer: z.string().nullable(), answers: z.array(z.tuple([z.number(), z.string()])), dir: z.string().nullable() }),
+  view: z.object({
+    state: stateSchema,
+    answer: z.string().nullable(),
+    answers: z.array(z.tuple([z.number(), z.string()])),
+    dir: z.string().nullable(),
+  }),
   cancel: z.object({ stopped: z.boolean(), reason: z.string().optional() }),
   list: z.object({ runs: z.array(z.object({ id: z.string(), state: stateSchema.nullable() })) }),
-  info: z.object({ pid: z.number(), version: z.string(), started_at: z.string(), running: z.number(), faces: z.number(), socket: z.string(), log: z.string() }),
+  info: z.object({
+    pid: z.number(),
+    version: z.string(),
+    started_at: z.string(),
+    running: z.number(),
+    faces: z.number(),
+    socket: z.string(),
+    log: z.string(),
+  }),
 };
 
-export const lookupErrorSchema = z.object({ error: z.object({ kind: z.enum(['bad_id', 'not_found', 'damaged', 'too_large']), message: z.string() }) });
+export const lookupErrorSchema = z.object({
+  error: z.object({ kind: z.enum(['bad_id', 'not_found', 'damaged', 'too_large']), message: z.string() }),
+});
 
 export type HostInfo = z.infer<typeof outputs.info>;

@@ -36,7 +36,10 @@ export class HostRunService implements RunService {
     return { id: started.value.run_id, joined: started.value.joined, state: started.value.state };
   }
 
-  watch(id: string, { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>> {
+  watch(
+    id: string,
+    { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal },
+  ): Promise<Result<Watched, LookupError>> {
     return this.call(TOOLS.watch, { run_id: id, since, wait_ms: Math.round(waitMs) }, outputs.watch, { signal, waitMs });
   }
 
@@ -77,7 +80,12 @@ export class HostRunService implements RunService {
   }
 
   /** One tool call, on a fresh connection when the last one was lost, tried once more when the loss cut it off. */
-  private async call<S extends z.ZodType>(tool: string, args: object, shape: S, wait: { signal?: AbortSignal; waitMs?: number } = {}): Promise<Result<z.infer<S>, LookupError>> {
+  private async call<S extends z.ZodType>(
+    tool: string,
+    args: object,
+    shape: S,
+    wait: { signal?: AbortSignal; waitMs?: number } = {},
+  ): Promise<Result<z.infer<S>, LookupError>> {
     for (let attempt = 1; ; attempt++) {
       if (this.lost) this.reconnect();
       const client = await this.client;

@@ -19,9 +19,16 @@ export function hostServer(service: RunService, version: string, info: () => Hos
     found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal }), (watched) => watched),
   );
   server.registerTool(TOOLS.view, { inputSchema: inputs.view }, async ({ run_id, max_chars }) =>
-    found(await service.view(run_id, max_chars), (view) => ({ state: view.state, answer: view.answer ?? null, answers: [...view.answers.entries()], dir: view.dir ?? null })),
+    found(await service.view(run_id, max_chars), (view) => ({
+      state: view.state,
+      answer: view.answer ?? null,
+      answers: [...view.answers.entries()],
+      dir: view.dir ?? null,
+    })),
   );
-  server.registerTool(TOOLS.cancel, { inputSchema: inputs.cancel }, async ({ run_id, reason }) => data(await service.cancel(run_id, reason)));
+  server.registerTool(TOOLS.cancel, { inputSchema: inputs.cancel }, async ({ run_id, reason }) =>
+    data(await service.cancel(run_id, reason)),
+  );
   server.registerTool(TOOLS.list, { inputSchema: inputs.list }, async ({ limit }) =>
     data({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
   );

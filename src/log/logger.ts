@@ -4,7 +4,15 @@ import { openLogFile } from './log-file.js';
 import { DroppingSink, fileStream, warningLine } from './log-sink.js';
 
 /** Anything that could carry the key is censored, wherever it appears in a log line. */
-const REDACT = ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'config.apiKey'];
+const REDACT = [
+  'apiKey',
+  '*.apiKey',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'config.apiKey',
+];
 /** How long `logger.flush` waits for lines still on their way, at exit. */
 const FLUSH_MS = 250;
 

@@ -76,7 +76,10 @@ export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra:
     setImmediate(() => {
       if (context.connectionClosed()) return;
       void handle.cancel('the client cancelled the call').then((outcome) => {
-        context.logger.info({ run: handle.id, reason, ...outcome }, outcome.stopped ? 'the client cancelled: the run is stopped' : 'the client cancelled, but the run could not be stopped');
+        context.logger.info(
+          { run: handle.id, reason, ...outcome },
+          outcome.stopped ? 'the client cancelled: the run is stopped' : 'the client cancelled, but the run could not be stopped',
+        );
       });
     });
   };

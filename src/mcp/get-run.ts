@@ -12,7 +12,10 @@ export interface GetRunArgs {
 export async function getRun(context: FaceContext, args: GetRunArgs, extra: Extra): Promise<CallToolResult> {
   const id = args.run_id.trim();
   const found = await context.service.watch(id, { waitMs: 0 });
-  if (!found.ok) return refusal(found.error.kind === 'not_found' ? `No run ${id}: ${found.error.message}. Start one with process_prompt.` : found.error.message);
+  if (!found.ok)
+    return refusal(
+      found.error.kind === 'not_found' ? `No run ${id}: ${found.error.message}. Start one with process_prompt.` : found.error.message,
+    );
   const { budgetMs } = context.client();
   const waitMs = args.wait_seconds === undefined ? budgetMs : Math.min(budgetMs, args.wait_seconds * 1000);
   return answerWhenReady(context, new RunHandle(id, context.service), extra, { budgetMs: waitMs, poll: (args.poll ?? 0) + 1 });

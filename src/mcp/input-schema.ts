@@ -24,7 +24,10 @@ const modelId = z
   .string()
   .trim()
   .min(1, 'a model id must not be blank')
-  .refine((id) => !API_KEY_SHAPE.test(id), 'a model id must not be an API key (this one looks like one, and is not repeated here): the key goes in OPENROUTER_API_KEY, a model id such as openai/gpt-5 here');
+  .refine(
+    (id) => !API_KEY_SHAPE.test(id),
+    'a model id must not be an API key (this one looks like one, and is not repeated here): the key goes in OPENROUTER_API_KEY, a model id such as openai/gpt-5 here',
+  );
 
 /** What one call may set for itself, over the configuration: the tool's arguments beside the prompt, and `ask`'s flags. */
 export const callSettingsShape = {
@@ -35,7 +38,10 @@ export const callSettingsShape = {
     .optional()
     .describe('OpenRouter model ids to ask instead of the configured candidates; a model may repeat.'),
   synthesizer_model: z
-    .union([modelId, z.array(modelId).min(1, 'synthesizer_model must name at least one model').max(5, 'synthesizer_model may name at most 5 models')])
+    .union([
+      modelId,
+      z.array(modelId).min(1, 'synthesizer_model must name at least one model').max(5, 'synthesizer_model may name at most 5 models'),
+    ])
     .optional()
     .describe('OpenRouter model id that merges the answers, or a list tried in order until one succeeds.'),
   temperature: z
@@ -52,7 +58,10 @@ export const callSettingsShape = {
     .optional()
     .describe('Upper limit of tokens per answer, reasoning included, for every model and the synthesizer.'),
   ...strategyInputShape,
-  fresh: z.boolean().optional().describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
+  fresh: z
+    .boolean()
+    .optional()
+    .describe('true: ask anew even if the same request ran in the last 10 minutes (that run is otherwise returned, at no cost).'),
 };
 
 export function processPromptShape(maxPromptChars: number) {
@@ -60,25 +69,36 @@ export function processPromptShape(maxPromptChars: number) {
     prompt: z
       .string({ error: 'prompt must be a string' })
       .refine((text) => text.trim().length > 0, 'prompt must not be blank')
-      .refine((text) => text.length <= maxPromptChars, `prompt is longer than the limit of ${maxPromptChars} characters (PARALLEL_LLM_MAX_PROMPT_CHARS)`)
+      .refine(
+        (text) => text.length <= maxPromptChars,
+        `prompt is longer than the limit of ${maxPromptChars} characters (PARALLEL_LLM_MAX_PROMPT_CHARS)`,
+      )
       .describe('The whole problem, self-contained: each model sees only this.'),
     ...callSettingsShape,
   };
 }
 
 export const getRunShape = {
-  run_id: z.string({ error: 'run_id must be a string' }).trim().min(1, 'run_id must not be blank').describe('The run_id from a process_prompt result'),
+  run_id: z
+    .string({ error: 'run_id must be a string' })
+    .trim()
+    .min(1, 'run_id must not be blank')
+    .describe('The run_id from a process_prompt result'),
   wait_seconds: z
     .number()
     .min(0)
     .max(3600)
     .optional()
-    .describe('How long to wait for the run to finish; never longer than the client allows. 0 returns the run as it stands. Default: as long as allowed.'),
+    .describe(
+      'How long to wait for the run to finish; never longer than the client allows. 0 returns the run as it stands. Default: as long as allowed.',
+    ),
   poll: z
     .number()
     .int()
     .min(1)
     .max(1_000_000)
     .optional()
-    .describe('The poll number the last result gave (its next_call): it keeps consecutive calls apart, as some clients stop a model that repeats a call.'),
+    .describe(
+      'The poll number the last result gave (its next_call): it keeps consecutive calls apart, as some clients stop a model that repeats a call.',
+    ),
 };

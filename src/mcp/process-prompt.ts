@@ -18,9 +18,17 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * which the store marks plain: the call then waits for the run within the client's budget,
  * and the result is stored for the SDK to return.
  */
-export async function createProcessPromptTask(context: FaceContext, tasks: RunTaskStore, args: ProcessPromptArgs, extra: CreateTaskExtra): Promise<CreateTaskResult> {
+export async function createProcessPromptTask(
+  context: FaceContext,
+  tasks: RunTaskStore,
+  args: ProcessPromptArgs,
+  extra: CreateTaskExtra,
+): Promise<CreateTaskResult> {
   const { config } = context;
-  const started = await context.service.start(runRequest(args.prompt, args, config), { fresh: args.fresh, maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd) });
+  const started = await context.service.start(runRequest(args.prompt, args, config), {
+    fresh: args.fresh,
+    maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd),
+  });
   if ('refused' in started) return refusedTask(context, tasks, started.refused, extra);
   const { id, joined } = started;
   const handle = new RunHandle(id, context.service);
@@ -43,7 +51,12 @@ export async function createProcessPromptTask(context: FaceContext, tasks: RunTa
 }
 
 /** A call refused before any run: its task fails at once, with the refusal as its error result. */
-async function refusedTask(context: FaceContext, tasks: RunTaskStore, refusal: StartRefusal, extra: CreateTaskExtra): Promise<CreateTaskResult> {
+async function refusedTask(
+  context: FaceContext,
+  tasks: RunTaskStore,
+  refusal: StartRefusal,
+  extra: CreateTaskExtra,
+): Promise<CreateTaskResult> {
   context.logger.info({ request: extra.requestId, refused: refusal.kind }, 'process_prompt refused before any request');
   const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl });
   const result = refusalResult(refusal);

@@ -66,14 +66,16 @@ function stepMessage(record: RunState, news: CandidateRecord[]): string {
 function phase(record: RunState): string {
   const { candidates, synthesis } = record;
   const finished = candidates.filter((candidate) => candidate.status !== 'waiting').length;
-  if (synthesis.status === 'running') return `synthesizing ${count(candidates.filter((c) => c.status === 'answered').length, 'answer')} with ${synthesis.model}`;
+  if (synthesis.status === 'running')
+    return `synthesizing ${count(candidates.filter((c) => c.status === 'answered').length, 'answer')} with ${synthesis.model}`;
   if (synthesis.status !== 'waiting') return 'finishing';
   const waiting = candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model);
   return `${finished} of ${count(candidates.length, 'model')} finished${waiting.length ? `; waiting for ${waiting.join(', ')}` : ''}`;
 }
 
 function outcome(candidate: CandidateRecord): string {
-  if (candidate.status === 'answered') return `${candidate.model} answered${candidate.ms === undefined ? '' : ` in ${seconds(candidate.ms)}`}`;
+  if (candidate.status === 'answered')
+    return `${candidate.model} answered${candidate.ms === undefined ? '' : ` in ${seconds(candidate.ms)}`}`;
   if (candidate.status === 'failed') return `${candidate.model} failed (${briefError(candidate.error)})`;
   return candidate.model;
 }

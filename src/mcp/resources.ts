@@ -18,7 +18,11 @@ export function registerRunResources(server: McpServer, service: RunService, tex
   server.registerResource(
     'runs',
     template,
-    { title: 'Runs of process_prompt', description: 'Recent runs, newest first; each reads as its result (what process_prompt or get_run returns).', mimeType: 'text/markdown' },
+    {
+      title: 'Runs of process_prompt',
+      description: 'Recent runs, newest first; each reads as its result (what process_prompt or get_run returns).',
+      mimeType: 'text/markdown',
+    },
     async (uri, variables) => {
       const id = String(variables.run_id);
       const found = await service.watch(id, { waitMs: 0 });

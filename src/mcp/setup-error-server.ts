@@ -20,12 +20,27 @@ export const setupErrorText = (problem: string) => `parallel-llm-mcp cannot run:
  * the same tools, and every call answers `isError` with the problem and how to fix it.
  */
 export function createSetupErrorServer(problem: string, version: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version }, { instructions: `parallel-llm-server is not set up: ${problem}. Each tool call says how to fix it.` });
+  const server = new McpServer(
+    { name: SERVER_NAME, version },
+    { instructions: `parallel-llm-server is not set up: ${problem}. Each tool call says how to fix it.` },
+  );
   const refuse = async (): Promise<CallToolResult> => ({ content: [{ type: 'text', text: setupErrorText(problem) }], isError: true });
   // Any arguments are accepted: whatever the call, the answer is the setup problem.
   const anyArguments = z.looseObject({});
   const unavailable = ` Not available until the setup is fixed: ${problem}.`;
-  server.registerTool('process_prompt', { title: 'Ask several LLMs and synthesize the best answer', description: PROCESS_PROMPT_DESCRIPTION + unavailable, inputSchema: anyArguments }, refuse);
-  server.registerTool('get_run', { title: 'Wait for a run and return its result', description: GET_RUN_DESCRIPTION + unavailable, inputSchema: anyArguments }, refuse);
+  server.registerTool(
+    'process_prompt',
+    {
+      title: 'Ask several LLMs and synthesize the best answer',
+      description: PROCESS_PROMPT_DESCRIPTION + unavailable,
+      inputSchema: anyArguments,
+    },
+    refuse,
+  );
+  server.registerTool(
+    'get_run',
+    { title: 'Wait for a run and return its result', description: GET_RUN_DESCRIPTION + unavailable, inputSchema: anyArguments },
+    refuse,
+  );
   return server;
 }

@@ -12,7 +12,10 @@ import { STRATEGIES } from '../run/strategies/strategy.js';
 function oneOf<T extends readonly [string, ...string[]]>(input: string, values: T) {
   const allowed = values.join(', ');
   return z.enum(values, {
-    error: (issue) => (typeof issue.input === 'string' ? `${input} must be one of ${allowed} (got "${issue.input}")` : `${input} must be a string: one of ${allowed}`),
+    error: (issue) =>
+      typeof issue.input === 'string'
+        ? `${input} must be one of ${allowed} (got "${issue.input}")`
+        : `${input} must be a string: one of ${allowed}`,
   });
 }
 
@@ -30,15 +33,19 @@ export const strategyInputShape = {
     .optional()
     .describe(
       'Refuse the call, before any request, if its worst-case cost (OpenRouter prices, max_tokens from every model and step) is above this many US dollars; ' +
-        'the refusal gives the estimate per model and what would fit. It can lower the server\'s own ceiling, never raise it.',
+        "the refusal gives the estimate per model and what would fit. It can lower the server's own ceiling, never raise it.",
     ),
   reasoning_effort: oneOf('reasoning_effort', REASONING_EFFORTS)
     .optional()
-    .describe('How hard reasoning models think, for every model and step (OpenRouter\'s unified reasoning.effort). Default: the server\'s setting, else each model\'s own.'),
+    .describe(
+      "How hard reasoning models think, for every model and step (OpenRouter's unified reasoning.effort). Default: the server's setting, else each model's own.",
+    ),
   follow_up_of: z
     .string({ error: 'follow_up_of must be a string: the run_id of a finished run' })
     .trim()
     .min(1, 'follow_up_of must not be blank: give the run_id of a finished run')
     .optional()
-    .describe('The run_id of a finished run to follow up: each model gets that run\'s prompt, its own answer and the final answer as the conversation so far, then this prompt.'),
+    .describe(
+      "The run_id of a finished run to follow up: each model gets that run's prompt, its own answer and the final answer as the conversation so far, then this prompt.",
+    ),
 };

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Request,
+  type RequestId,
+  type Result,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
@@ -92,7 +100,8 @@ export class RunTaskStore implements TaskStore {
     if (!entry) return;
     if (status === 'cancelled' && !entry.plain) {
       const outcome = await this.service.cancel(taskId, 'cancelled by the client (tasks/cancel)');
-      if (!outcome.stopped && !(await this.ended(taskId))) throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
+      if (!outcome.stopped && !(await this.ended(taskId)))
+        throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
     }
     this.settle(entry, status, statusMessage);
   }
@@ -100,8 +109,11 @@ export class RunTaskStore implements TaskStore {
   /** The tasks of runs, oldest first, a page at a time: the cursor is where the next page starts. */
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const start = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
-    const entries = [...this.entries.values()].filter((entry) => !entry.plain).sort((a, b) => a.task.createdAt.localeCompare(b.task.createdAt));
+    if (!Number.isInteger(start) || start < 0)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
+    const entries = [...this.entries.values()]
+      .filter((entry) => !entry.plain)
+      .sort((a, b) => a.task.createdAt.localeCompare(b.task.createdAt));
     const page = entries.slice(start, start + PAGE_SIZE);
     await Promise.all(page.map((entry) => this.follow(entry)));
     const next = start + PAGE_SIZE < entries.length ? { nextCursor: String(start + PAGE_SIZE) } : {};
@@ -156,7 +168,6 @@ export class RunTaskStore implements TaskStore {
     return found.ok && STATUS[found.value.state.status].settled;
   }
 }
-
 
 /** The client's ttl within bounds: a negative, absurd or missing one is never echoed back. */
 function clampTtl(ttl: number | null | undefined): number {

@@ -40,7 +40,13 @@ function isPlainBody(value: unknown): value is CompletionBody {
 }
 
 function isPlainChoice(choice: unknown): boolean {
-  return isObject(choice) && choice.error == null && isOptionalString(choice.finish_reason) && isPlainPart(choice.delta) && isPlainPart(choice.message);
+  return (
+    isObject(choice) &&
+    choice.error == null &&
+    isOptionalString(choice.finish_reason) &&
+    isPlainPart(choice.delta) &&
+    isPlainPart(choice.message)
+  );
 }
 
 function isPlainPart(part: unknown): boolean {

@@ -101,7 +101,10 @@ export async function readWholeBody(
 export function completionFrom(draft: Draft, maxTokens: number): DecodedCompletion {
   if (draft.error) throw errorFromObject(draft.error);
   if (draft.finishReason === 'error') {
-    throw new UpstreamError({ kind: 'provider', message: `the provider${draft.provider ? ` (${draft.provider})` : ''} stopped with finish_reason "error"` });
+    throw new UpstreamError({
+      kind: 'provider',
+      message: `the provider${draft.provider ? ` (${draft.provider})` : ''} stopped with finish_reason "error"`,
+    });
   }
   const content = draft.content.text();
   // All blank only if what was not kept is nothing: the kept part is thousands of characters.
@@ -131,7 +134,11 @@ function noContentError(draft: Draft, maxTokens: number): UpstreamError {
   if (draft.finishReason === 'length') {
     return new UpstreamError({ kind: 'truncated', message: `max_tokens (${maxTokens}) ran out before any answer${after}`, reasoning });
   }
-  return new UpstreamError({ kind: 'empty', message: `the model returned no content${after} (finish_reason: ${draft.finishReason ?? 'none'})`, reasoning });
+  return new UpstreamError({
+    kind: 'empty',
+    message: `the model returned no content${after} (finish_reason: ${draft.finishReason ?? 'none'})`,
+    reasoning,
+  });
 }
 
 const characters = (count: number) => `${count} character${count === 1 ? '' : 's'}`;

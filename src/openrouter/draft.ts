@@ -120,7 +120,8 @@ function addParts(draft: Draft, parts: NonNullable<MessagePart['content']>): voi
   for (const part of parts) {
     text += textOf(part);
     const parsed = thinkingPartSchema.safeParse(part);
-    if (parsed.success) draft.reasoning.add(typeof parsed.data.thinking === 'string' ? parsed.data.thinking : parsed.data.thinking.map(textOf).join(''));
+    if (parsed.success)
+      draft.reasoning.add(typeof parsed.data.thinking === 'string' ? parsed.data.thinking : parsed.data.thinking.map(textOf).join(''));
   }
   addContent(draft, text);
 }

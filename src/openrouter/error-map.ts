@@ -11,7 +11,8 @@ export async function errorFromResponse(response: Dispatcher.ResponseData): Prom
   const text = await readText(response.body).catch(() => '');
   const parsed = errorBodySchema.safeParse(safeJson(text));
   const headers = response.headers;
-  const retryAfterMs = parseRetryAfter(headerValue(headers['retry-after'])) ?? parseRateLimitReset(headerValue(headers['x-ratelimit-reset']));
+  const retryAfterMs =
+    parseRetryAfter(headerValue(headers['retry-after'])) ?? parseRateLimitReset(headerValue(headers['x-ratelimit-reset']));
   if (!parsed.success) {
     return httpError(response.statusCode, text.trim().slice(0, 500).trimEnd() || `HTTP ${response.statusCode}`, { retryAfterMs });
   }

@@ -40,8 +40,7 @@ export interface ModelPrice {
 
 export type PriceLookup =
   /** `pricedAs`: the row whose price this is (an alias's target, a variant's base model). */
-  | { ok: true; price: ModelPrice; pricedAs: string }
-  | { ok: false; reason: string };
+  { ok: true; price: ModelPrice; pricedAs: string } | { ok: false; reason: string };
 
 /** A price field as dollars per token; undefined when missing, "-1", negative or not a number. */
 export function usdPerToken(value: string | number | null | undefined): number | undefined {
@@ -96,6 +95,8 @@ export class PriceTable {
     const via = asked === id ? '' : ` (${asked} is priced as ${id})`;
     if (!row) return `${id} is not in OpenRouter's model list${via}`;
     const varies = Number(row.pricing?.prompt) === -1 || Number(row.pricing?.completion) === -1;
-    return varies ? `OpenRouter gives ${id} no fixed price: it depends on the model it routes to${via}` : `OpenRouter lists no price for ${id}${via}`;
+    return varies
+      ? `OpenRouter gives ${id} no fixed price: it depends on the model it routes to${via}`
+      : `OpenRouter lists no price for ${id}${via}`;
   }
 }

@@ -4,7 +4,7 @@ import type { ContentSink } from './decode.js';
 const REDACTED = '[redacted]';
 
 /** A character of a token: anything but a space or what closes a quote, a field or a bracket around it. */
-const TOKEN_CHAR = "[^\\s\"'`,;)}\\]]";
+const TOKEN_CHAR = '[^\\s"\'`,;)}\\]]';
 
 /** What ends a token: a key is never split by one. */
 const TOKEN_END = /[\s"'`,;)}\]]/;

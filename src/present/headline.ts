@@ -39,7 +39,9 @@ function situation(record: RunState, poll: number | undefined): string {
 
 /** How to wait for the rest: with the poll number when the caller has one, so that no two calls in a row are the same. */
 function getRunAdvice(record: RunState, poll: number | undefined): string {
-  return poll === undefined ? `Call get_run with run_id "${record.run_id}"` : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)}`;
+  return poll === undefined
+    ? `Call get_run with run_id "${record.run_id}"`
+    : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)}`;
 }
 
 /** The get_run call that waits for the rest of a run. */
@@ -54,10 +56,14 @@ function progress(record: RunState, tally: string, waiting: CandidateRecord[]): 
 }
 
 function describeFailures(candidates: CandidateRecord[]): string {
-  return candidates.flatMap((candidate) => (candidate.status === 'failed' ? [`${candidate.model} failed: ${briefError(candidate.error)}`] : [])).join('; ');
+  return candidates
+    .flatMap((candidate) => (candidate.status === 'failed' ? [`${candidate.model} failed: ${briefError(candidate.error)}`] : []))
+    .join('; ');
 }
 
 function synthesisFailures(record: RunState): string {
-  const failed = record.synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${briefError(attempt.error)}`] : []));
+  const failed = record.synthesis.attempts.flatMap((attempt) =>
+    attempt.status === 'failed' ? [`${attempt.model} failed: ${briefError(attempt.error)}`] : [],
+  );
   return failed.length > 0 ? failed.join('; ') : (record.synthesis.reason ?? 'it did not run');
 }

@@ -37,7 +37,10 @@ const model = z.object({
   file: z.string().nullable().describe('The answer, saved in full'),
   reasoning_file: z.string().nullable(),
   chars: z.number().nullable().describe("The answer's length in characters"),
-  answer: z.string().nullable().describe('The answer, when the result shows the candidates (no synthesis yet, or none); cut to the result cap'),
+  answer: z
+    .string()
+    .nullable()
+    .describe('The answer, when the result shows the candidates (no synthesis yet, or none); cut to the result cap'),
 });
 
 const synthesisAttempt = z.object({
@@ -49,7 +52,10 @@ const synthesisAttempt = z.object({
 });
 
 const judge = z.object({
-  chosen_index: z.number().nullable().describe('The chosen candidate (1-based, as in models); null when the judge named none and its whole reply is the answer'),
+  chosen_index: z
+    .number()
+    .nullable()
+    .describe('The chosen candidate (1-based, as in models); null when the judge named none and its whole reply is the answer'),
   chosen_model: z.string().nullable(),
   reason: z.string().nullable().describe("The judge's reason for its choice, and what it fixed"),
   warnings: z.array(z.string()).describe('What could not be read in its reply'),
@@ -60,7 +66,9 @@ const ranking = z.object({
   ranker_index: z.number().describe('The ranking candidate (1-based, as in models)'),
   ranker_model: z.string(),
   status: z.enum(['answered', 'failed']),
-  ranking: z.array(z.object({ index: z.number(), model: z.string() })).describe("The others' answers as it ranked them, best first (it saw them anonymised)"),
+  ranking: z
+    .array(z.object({ index: z.number(), model: z.string() }))
+    .describe("The others' answers as it ranked them, best first (it saw them anonymised)"),
   warnings: z.array(z.string()),
   usage: usage.nullable(),
   error: modelError.nullable(),
@@ -82,7 +90,9 @@ const council = z.object({
 });
 
 const worstCase = z.object({
-  total_usd: z.number().describe('The most the run could cost: every model and step answering with all of max_tokens, at OpenRouter’s listed prices'),
+  total_usd: z
+    .number()
+    .describe('The most the run could cost: every model and step answering with all of max_tokens, at OpenRouter’s listed prices'),
   per_model: z.array(z.object({ model: z.string(), usd: z.number(), steps: z.number() })),
   unpriced: z.array(z.object({ model: z.string(), reason: z.string() })).describe('Models left out of the total for want of a price'),
   prices_fetched_at: z.string(),
@@ -99,19 +109,32 @@ export const outputShape = {
     .object({ tool: z.literal('get_run'), arguments: z.object({ run_id: z.string(), poll: z.number() }) })
     .nullable()
     .describe('While the run goes on: the call to make next, exactly (its poll number keeps consecutive calls apart)'),
-  answer: z.string().nullable().describe('The synthesized answer, cut to the result cap; null when there is none (or when this client reads it from the text content)'),
+  answer: z
+    .string()
+    .nullable()
+    .describe(
+      'The synthesized answer, cut to the result cap; null when there is none (or when this client reads it from the text content)',
+    ),
   answer_chars: z.number().nullable().describe("The synthesized answer's full length"),
   answer_cut: z.boolean().describe('The answer was longer than the result cap; the whole of it is in synthesizer.file'),
   answers_in: z.enum(['both', 'content', 'structured_content']).describe('Where this result carries the answers'),
   run_folder: z.string().nullable().describe('Where every answer and run.json are saved; null when saving is off or failed'),
   strategy: z.enum(STRATEGIES).describe('How the answers became one: synthesize, judge or council'),
-  reasoning_effort: z.enum(REASONING_EFFORTS).nullable().describe('The reasoning effort every model and step was asked for; null: each model’s own'),
+  reasoning_effort: z
+    .enum(REASONING_EFFORTS)
+    .nullable()
+    .describe('The reasoning effort every model and step was asked for; null: each model’s own'),
   follow_up_of: z.string().nullable().describe('The run this one follows up'),
   judge: judge.nullable().describe('Strategy judge: whose answer the judge chose, and why'),
   council: council.nullable().describe('Strategy council: how the models ranked each other'),
   cost_ceiling_usd: z.number().nullable().describe('The cost ceiling this run was admitted under'),
   worst_case: worstCase.nullable().describe('The worst-case cost estimated before the run; null when no prices were at hand'),
-  joined: z.enum(['new', 'attached', 'resumed']).nullable().describe('attached: the same request was already running or recently done, so nothing was paid twice; resumed: an interrupted run was taken over'),
+  joined: z
+    .enum(['new', 'attached', 'resumed'])
+    .nullable()
+    .describe(
+      'attached: the same request was already running or recently done, so nothing was paid twice; resumed: an interrupted run was taken over',
+    ),
   models: z.array(model),
   synthesizer: z.object({
     status: z.enum(['waiting', 'running', 'answered', 'failed', 'skipped']),
@@ -124,7 +147,12 @@ export const outputShape = {
   }),
   still_running: z.array(z.string()).describe('Models still being asked'),
   totals: usage,
-  new_cost: z.number().nullable().describe('What this call added to the bill in US dollars: 0 when it joined a run already paid for; answers reused after a stop are not counted'),
+  new_cost: z
+    .number()
+    .nullable()
+    .describe(
+      'What this call added to the bill in US dollars: 0 when it joined a run already paid for; answers reused after a stop are not counted',
+    ),
   warnings: z.array(z.string()),
   budget_ms: z.number().nullable().describe("This call's time budget"),
   elapsed_ms: z.number().nullable().describe("The run's time so far"),

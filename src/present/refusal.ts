@@ -53,7 +53,9 @@ function overCeilingText(refusal: Extract<StartRefusal, { kind: 'over_ceiling' }
     lower && `max_tokens ${lower.max_tokens} (worst case ${estimateUsd(lower.total_usd)})`,
   ].filter(Boolean);
   lines.push(
-    fits.length > 0 ? `Would fit: ${fits.join('; or ')}.` : 'Neither fewer models nor a lower max_tokens would fit: raise the ceiling or shorten the prompt.',
+    fits.length > 0
+      ? `Would fit: ${fits.join('; or ')}.`
+      : 'Neither fewer models nor a lower max_tokens would fit: raise the ceiling or shorten the prompt.',
   );
   const stale = staleNote(refusal.worst_case);
   if (stale) lines.push(stale);

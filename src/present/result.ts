@@ -33,7 +33,12 @@ export function toolResult(view: RunView, options: ResultOptions): CallToolResul
   const shown = shownTexts(view, options.maxAnswerChars);
   const said = { joined: options.joined, poll: options.poll, notice: options.notice };
   const text = resultText(view, shown, { ...said, withAnswers: options.layout !== 'structured_content' });
-  const structuredContent = structuredResult(view, shown, { ...said, withAnswers: options.layout !== 'content', answersIn: options.layout, budgetMs: options.budgetMs });
+  const structuredContent = structuredResult(view, shown, {
+    ...said,
+    withAnswers: options.layout !== 'content',
+    answersIn: options.layout,
+    budgetMs: options.budgetMs,
+  });
   return { content: [{ type: 'text', text }], structuredContent, isError: STATUS[view.state.status].isError };
 }
 

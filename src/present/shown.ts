@@ -26,7 +26,11 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
   const { state: record } = view;
   // Where the whole text is: its file, or why there is none (the disk refused it, or runs are not saved).
   const where = (file: string | undefined) =>
-    file && view.dir ? `is saved in ${path.join(view.dir, file)}` : view.dir ? 'could not be saved (see the warnings)' : 'is not saved (PARALLEL_LLM_SAVE_OUTPUTS=false)';
+    file && view.dir
+      ? `is saved in ${path.join(view.dir, file)}`
+      : view.dir
+        ? 'could not be saved (see the warnings)'
+        : 'is not saved (PARALLEL_LLM_SAVE_OUTPUTS=false)';
   if (view.answer !== undefined) {
     const synthesized = record.synthesis.attempts.find((attempt) => attempt.status === 'answered');
     const chars = Math.max(view.answer.length, synthesized?.chars ?? 0);

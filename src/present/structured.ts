@@ -41,7 +41,9 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
     cost_ceiling_usd: record.cost?.ceiling_usd ?? null,
     worst_case: record.cost?.worst_case ? worstCaseFields(record.cost.worst_case) : null,
     joined: options.joined ?? null,
-    models: record.candidates.map((candidate, i) => modelFields(candidate, running, dir, options.withAnswers ? shown.candidates.get(i)?.text : undefined)),
+    models: record.candidates.map((candidate, i) =>
+      modelFields(candidate, running, dir, options.withAnswers ? shown.candidates.get(i)?.text : undefined),
+    ),
     synthesizer: {
       status: record.synthesis.status,
       model: record.synthesis.model ?? null,
@@ -51,7 +53,9 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
       trimmed: record.synthesis.trimmed ?? [],
       file: inFolder(dir, record.synthesis.file),
     },
-    still_running: running ? record.candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model) : [],
+    still_running: running
+      ? record.candidates.filter((candidate) => candidate.status === 'waiting').map((candidate) => candidate.model)
+      : [],
     totals: usageFields(record.totals),
     new_cost: newCost(record, options.joined) ?? null,
     warnings: options.notice ? [...record.warnings, options.notice] : record.warnings,
@@ -61,12 +65,21 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
 }
 
 function nextStep(record: RunState, poll: number | undefined): string | null {
-  if (record.status === 'running') return poll === undefined ? `Call get_run with run_id "${record.run_id}" to wait for the synthesis.` : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)} to wait for the synthesis.`;
-  if (record.status === 'interrupted' || record.status === 'cancelled') return 'Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.';
+  if (record.status === 'running')
+    return poll === undefined
+      ? `Call get_run with run_id "${record.run_id}" to wait for the synthesis.`
+      : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)} to wait for the synthesis.`;
+  if (record.status === 'interrupted' || record.status === 'cancelled')
+    return 'Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.';
   return null;
 }
 
-function modelFields(candidate: CandidateRecord, running: boolean, dir: string | undefined, answer: string | undefined): StructuredResult['models'][number] {
+function modelFields(
+  candidate: CandidateRecord,
+  running: boolean,
+  dir: string | undefined,
+  answer: string | undefined,
+): StructuredResult['models'][number] {
   const answered = candidate.status === 'answered' ? candidate : undefined;
   const failed = candidate.status === 'failed' ? candidate : undefined;
   return {
@@ -121,7 +134,11 @@ function councilFields(record: RunState, dir: string | undefined): StructuredRes
 
 type RankerFields = NonNullable<StructuredResult['council']>['rankings'][number];
 
-function rankerFields(ranker: RankerRecord, modelOf: (index: number) => RankerFields['ranking'][number], dir: string | undefined): RankerFields {
+function rankerFields(
+  ranker: RankerRecord,
+  modelOf: (index: number) => RankerFields['ranking'][number],
+  dir: string | undefined,
+): RankerFields {
   const answered = ranker.status === 'answered' ? ranker : undefined;
   return {
     ranker_index: ranker.index,

@@ -36,7 +36,9 @@ export function answersText(record: RunState, shown: Shown): string {
 }
 
 function failures(candidates: CandidateRecord[]): string {
-  return candidates.flatMap((candidate) => (candidate.status === 'failed' ? [`- ${candidate.model}: ${describeError(candidate.error)}`] : [])).join('\n');
+  return candidates
+    .flatMap((candidate) => (candidate.status === 'failed' ? [`- ${candidate.model}: ${describeError(candidate.error)}`] : []))
+    .join('\n');
 }
 
 /** Who answered, who did not and why, who synthesized, the cost, and where everything is. */
@@ -45,7 +47,9 @@ export function footer(view: RunView, { joined, notice }: Pick<TextOptions, 'joi
   const answered = record.candidates.filter((candidate) => candidate.status === 'answered');
   const failed = record.candidates.filter((candidate) => candidate.status === 'failed');
   const waiting = record.candidates.filter((candidate) => candidate.status === 'waiting');
-  const lines = [`Models: ${answered.length} of ${count(record.candidates.length, 'model')} answered${answered.length ? ` (${answered.map(timing).join(', ')})` : ''}.`];
+  const lines = [
+    `Models: ${answered.length} of ${count(record.candidates.length, 'model')} answered${answered.length ? ` (${answered.map(timing).join(', ')})` : ''}.`,
+  ];
   if (record.status !== 'failed') {
     for (const candidate of failed) {
       if (candidate.status !== 'failed') continue;
@@ -53,7 +57,8 @@ export function footer(view: RunView, { joined, notice }: Pick<TextOptions, 'joi
       lines.push(`Failed: ${candidate.model}: ${describeError(candidate.error)}${reasoning}`);
     }
   }
-  if (waiting.length > 0) lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
+  if (waiting.length > 0)
+    lines.push(`${record.status === 'running' ? 'Still asking' : 'Not answered'}: ${waiting.map((c) => c.model).join(', ')}.`);
   lines.push(...strategyLines(record));
   const synthesis = synthesisLine(record);
   if (synthesis) lines.push(synthesis);
@@ -74,7 +79,9 @@ const cutNote = (candidate: { truncated?: boolean; cut_short?: string }) =>
 /** Who synthesized, and why the synthesizers before it did not. */
 function synthesisLine(record: RunState): string | undefined {
   const { synthesis } = record;
-  const failed = synthesis.attempts.flatMap((attempt) => (attempt.status === 'failed' ? [`${attempt.model} failed: ${describeError(attempt.error)}`] : []));
+  const failed = synthesis.attempts.flatMap((attempt) =>
+    attempt.status === 'failed' ? [`${attempt.model} failed: ${describeError(attempt.error)}`] : [],
+  );
   const answered = synthesis.attempts.find((attempt) => attempt.status === 'answered');
   const before = failed.length > 0 ? ` Before it, ${failed.join(' ')}` : '';
   if (answered) {

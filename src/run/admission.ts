@@ -35,7 +35,12 @@ export interface Admitted {
  * a finished earlier run; under a ceiling, the worst case must fit at prices that can be read.
  * Without a ceiling nothing waits for prices: the worst case is recorded when they are at hand.
  */
-export async function admit(request: RunRequest, ceilingUsd: number | undefined, saved: readonly number[], deps: AdmissionDeps): Promise<Result<Admitted, StartRefusal>> {
+export async function admit(
+  request: RunRequest,
+  ceilingUsd: number | undefined,
+  saved: readonly number[],
+  deps: AdmissionDeps,
+): Promise<Result<Admitted, StartRefusal>> {
   const followed = request.followUpOf === undefined ? undefined : await followUp(request, request.followUpOf, deps);
   if (followed && !followed.ok) return followed;
   const earlier = followed?.value.earlier;
@@ -55,17 +60,26 @@ export async function admit(request: RunRequest, ceilingUsd: number | undefined,
     return admitted(prices ? { worst_case: worstCaseRecord(worstCase(plan, prices.table), prices) } : {});
   }
   const prices = await deps.prices.prices();
-  if (!prices.ok) return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
+  if (!prices.ok)
+    return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
   const fit = fitCeiling(plan, prices.value.table, ceilingUsd);
   if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
   return admitted({ ceiling_usd: ceilingUsd, worst_case: worstCaseRecord(fit.value, prices.value) });
 }
 
-async function followUp(request: RunRequest, id: string, deps: AdmissionDeps): Promise<Result<{ earlier: EarlierRun; warnings: string[] }, StartRefusal>> {
+async function followUp(
+  request: RunRequest,
+  id: string,
+  deps: AdmissionDeps,
+): Promise<Result<{ earlier: EarlierRun; warnings: string[] }, StartRefusal>> {
   const found = await deps.earlierRun(id);
   if (!found.ok) return err({ kind: 'follow_up', message: found.error });
   const { earlier, shortened } = boundEarlier(found.value, request.prompt, deps.maxPromptChars);
-  const warnings = shortened ? [`the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (${deps.maxPromptChars} characters), so the earlier turns were shortened to fit`] : [];
+  const warnings = shortened
+    ? [
+        `the follow-up's conversation was longer than PARALLEL_LLM_MAX_PROMPT_CHARS (${deps.maxPromptChars} characters), so the earlier turns were shortened to fit`,
+      ]
+    : [];
   return ok({ earlier, warnings });
 }
 
@@ -77,4 +91,5 @@ export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: Earli
 }
 
 /** The candidates (0-based) whose answers a stopped run has saved. */
-const savedAnswers = (record: RunRecord): number[] => record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));
+const savedAnswers = (record: RunRecord): number[] =>
+  record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));

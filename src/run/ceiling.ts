@@ -39,7 +39,13 @@ export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: numb
   const anew = { ...shape, saved: undefined };
   const fewer = fewerModels(anew, prices, ceilingUsd);
   const lower = lowerMaxTokens(anew, prices, ceilingUsd);
-  return err({ kind: 'over_ceiling', ceilingUsd, estimate: worst, ...(fewer && { fewerModels: fewer }), ...(lower && { lowerMaxTokens: lower }) });
+  return err({
+    kind: 'over_ceiling',
+    ceilingUsd,
+    estimate: worst,
+    ...(fewer && { fewerModels: fewer }),
+    ...(lower && { lowerMaxTokens: lower }),
+  });
 }
 
 /**

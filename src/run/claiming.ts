@@ -68,7 +68,10 @@ export async function claimRequest<A, R>(key: string, context: ClaimContext, fre
         throw error;
       });
     if ('refused' in taken) return taken;
-    if (taken.taken) return 'resume' in judged.verdict ? { resume: judged.verdict.resume, admitted: judged.admitted! } : { start: id, admitted: judged.admitted! };
+    if (taken.taken)
+      return 'resume' in judged.verdict
+        ? { resume: judged.verdict.resume, admitted: judged.admitted! }
+        : { start: id, admitted: judged.admitted! };
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
@@ -83,7 +86,7 @@ export async function claimRequest<A, R>(key: string, context: ClaimContext, fre
  */
 async function follow(claim: Claim, { store, stored, liveRun }: ClaimContext): Promise<Found | undefined> {
   const owner = claim.owner as Owner;
-  for (const deadline = Deadline.after(FOLLOW_MS); ; ) {
+  for (const deadline = Deadline.after(FOLLOW_MS); ;) {
     const live = liveRun(claim.run_id);
     if (live) return { live };
     const opened = await stored.read(claim.run_id);

@@ -25,7 +25,13 @@ export function costRefusalRecord(refusal: CostRefusal, prices: Prices): StartRe
     kind: 'over_ceiling',
     ceiling_usd: refusal.ceilingUsd,
     worst_case,
-    ...(fewer && { fewer_models: { drop: fewer.drop.map(({ index, model, savesUsd }) => ({ index, model, saves_usd: savesUsd })), keep: fewer.keep, total_usd: fewer.totalUsd } }),
+    ...(fewer && {
+      fewer_models: {
+        drop: fewer.drop.map(({ index, model, savesUsd }) => ({ index, model, saves_usd: savesUsd })),
+        keep: fewer.keep,
+        total_usd: fewer.totalUsd,
+      },
+    }),
     ...(lower && { lower_max_tokens: { max_tokens: lower.maxTokens, total_usd: lower.totalUsd } }),
   };
 }

@@ -93,7 +93,15 @@ export interface PlanShape {
 
 export function shapeOf(plan: CostPlan): PlanShape {
   const { strategy, models, synthesizers, maxTokens, saved } = plan;
-  return { strategy, models, synthesizers, maxTokens, inputTokens: estimateTokens(plan.input), stepMaxTokens: plan.stepMaxChars, ...(saved ? { saved } : {}) };
+  return {
+    strategy,
+    models,
+    synthesizers,
+    maxTokens,
+    inputTokens: estimateTokens(plan.input),
+    stepMaxTokens: plan.stepMaxChars,
+    ...(saved ? { saved } : {}),
+  };
 }
 
 export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
@@ -127,7 +135,9 @@ function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: Pla
   const count = shape.models.length;
   const reading = (answers: number) => Math.min(shape.inputTokens + STEP_FRAME_TOKENS + answers * shape.maxTokens, shape.stepMaxTokens);
   const asked = (index: number) => !shape.saved?.includes(index);
-  const answering: PlannedStep[] = shape.models.flatMap((model, index) => (asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : []));
+  const answering: PlannedStep[] = shape.models.flatMap((model, index) =>
+    asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : [],
+  );
   if (shape.strategy === 'council' && count >= COUNCIL_MIN_CANDIDATES) {
     shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
   }

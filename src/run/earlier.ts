@@ -18,7 +18,10 @@ export interface EarlierSources {
  * can be followed up; any other is refused with what to do.
  */
 export async function readEarlierRun(id: string, sources: EarlierSources, maxChars: number): Promise<Result<EarlierRun, string>> {
-  if (!isRunId(id)) return err(`follow_up_of "${id.slice(0, 80)}" is not a run id: give the run_id of a finished run (it looks like 2026-11-23T16-15-00.123Z_9f3a1c2e)`);
+  if (!isRunId(id))
+    return err(
+      `follow_up_of "${id.slice(0, 80)}" is not a run id: give the run_id of a finished run (it looks like 2026-11-23T16-15-00.123Z_9f3a1c2e)`,
+    );
   const opened = await sources.stored?.open(id);
   if (opened?.ok) {
     const record = opened.value.effective();
@@ -42,18 +45,28 @@ function whyNot(run: Pick<RunState, 'run_id' | 'status'>): Result<never, string>
     case 'failed':
       return err(`run ${id} failed: no model answered, so there is nothing to follow up`);
     default:
-      return err(`run ${id} was ${run.status} before it finished: call process_prompt again with its input to resume it, then ask the follow-up`);
+      return err(
+        `run ${id} was ${run.status} before it finished: call process_prompt again with its input to resume it, then ask the follow-up`,
+      );
   }
 }
 
 async function fromFolder(stored: StoredRun, record: RunRecord, maxChars: number): Promise<EarlierRun> {
-  const read = (file: string | undefined) => (file ? stored.folder.readStart(file, maxChars * 3 + 4).catch(() => undefined) : Promise.resolve(undefined));
-  const answers = await Promise.all(record.candidates.map((candidate) => read(candidate.status === 'answered' ? candidate.file : undefined)));
+  const read = (file: string | undefined) =>
+    file ? stored.folder.readStart(file, maxChars * 3 + 4).catch(() => undefined) : Promise.resolve(undefined);
+  const answers = await Promise.all(
+    record.candidates.map((candidate) => read(candidate.status === 'answered' ? candidate.file : undefined)),
+  );
   return { prompt: record.prompt, models: record.settings.models, answers, finalAnswer: await read(record.synthesis.file) };
 }
 
 /** A run of this process that is not on disk: its prompt and final answer (the candidates' answers are let go once there is one). */
 function fromMemory(run: Run): EarlierRun {
   const { answer, answers } = run.texts();
-  return { prompt: run.request.prompt, models: run.request.models, answers: run.request.models.map((_, i) => answers.get(i)), finalAnswer: answer };
+  return {
+    prompt: run.request.prompt,
+    models: run.request.models,
+    answers: run.request.models.map((_, i) => answers.get(i)),
+    finalAnswer: answer,
+  };
 }

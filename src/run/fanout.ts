@@ -40,7 +40,10 @@ export function fanOut<T>(
         },
         { signal, urgent },
       )
-      .then((value) => ok(value), (caught: unknown) => err(asUpstreamError(caught, signal)));
+      .then(
+        (value) => ok(value),
+        (caught: unknown) => err(asUpstreamError(caught, signal)),
+      );
     const settled = { index, model, result, ms: Math.round(monotonicNow() - started) };
     onSettled?.(settled);
     return settled;

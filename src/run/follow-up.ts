@@ -82,7 +82,11 @@ export function boundEarlier(earlier: EarlierRun, prompt: string, maxChars: numb
 /** The longest conversation any of `models` is sent, as one text: what the worst-case cost reads. */
 export function longestConversation(earlier: EarlierRun, models: readonly string[], prompt: string): string {
   const own = ownEarlierAnswers(earlier, models);
-  const texts = models.map((_, i) => followUpMessages(earlier, own[i], prompt).map((message) => message.content).join('\n'));
+  const texts = models.map((_, i) =>
+    followUpMessages(earlier, own[i], prompt)
+      .map((message) => message.content)
+      .join('\n'),
+  );
   return texts.reduce((longest, text) => (text.length > longest.length ? text : longest), '');
 }
 

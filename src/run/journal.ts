@@ -59,7 +59,10 @@ export class RunJournal {
 
   /** The synthesis: resolves to final.md's name once it is on disk (its reasoning is saved beside it). */
   async saveSynthesis(answer: string, reasoning: string | undefined): Promise<string | undefined> {
-    const [file] = await Promise.all([this.files?.save('final.md', answer), reasoning ? this.files?.save('synthesis.reasoning.md', reasoning) : undefined]);
+    const [file] = await Promise.all([
+      this.files?.save('final.md', answer),
+      reasoning ? this.files?.save('synthesis.reasoning.md', reasoning) : undefined,
+    ]);
     return file;
   }
 

@@ -16,7 +16,12 @@ export function lastStepInputs(
     if (candidate.status === 'answered' && answer !== undefined) {
       inputs.answers.push({ index, model: candidate.model, content: answer, chars: candidate.chars, file: path(candidate.file) });
     } else if (candidate.status === 'failed' && reasoning !== undefined) {
-      inputs.reasonings.push({ index, model: `${candidate.model} (no answer: its reasoning only)`, content: reasoning, file: path(candidate.reasoning_file) });
+      inputs.reasonings.push({
+        index,
+        model: `${candidate.model} (no answer: its reasoning only)`,
+        content: reasoning,
+        file: path(candidate.reasoning_file),
+      });
     }
   }
   return inputs;

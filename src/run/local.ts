@@ -33,7 +33,10 @@ export class LocalRunService implements RunService {
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }
 
-  async watch(id: string, { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>> {
+  async watch(
+    id: string,
+    { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal },
+  ): Promise<Result<Watched, LookupError>> {
     if (!isRunId(id)) return err(badId(id));
     const run = this.runs.liveRun(id);
     if (run) return ok(await watchLive(run, since, waitMs, signal));
@@ -64,7 +67,10 @@ export class LocalRunService implements RunService {
     if (!found.ok) return { stopped: false, reason: found.error.message };
     const { state } = found.value;
     if (state.status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${state.status}` };
-    return { stopped: false, reason: `run ${id} is executed by another process (pid ${state.owner.pid} on ${state.owner.host}); stop it there` };
+    return {
+      stopped: false,
+      reason: `run ${id} is executed by another process (pid ${state.owner.pid} on ${state.owner.host}); stop it there`,
+    };
   }
 
   /** An orphan folder (no journal, or a damaged one) is left out; a journal too large to read for a list is listed by its id. */

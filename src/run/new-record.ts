@@ -56,7 +56,9 @@ export function freshRecord(init: NewRun): RunRecord {
  * council rankings stay (paid once), the rest wait again; the cost is the resumption's own.
  */
 export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecord): RunRecord {
-  const rankings = previous.council?.rankings.flatMap((ranker) => (ranker.status === 'answered' ? [{ ...ranker, reused: true as const }] : []));
+  const rankings = previous.council?.rankings.flatMap((ranker) =>
+    ranker.status === 'answered' ? [{ ...ranker, reused: true as const }] : [],
+  );
   return {
     ...previous,
     status: 'running',
@@ -64,7 +66,9 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
     resumes: previous.resumes + 1,
     cost,
     candidates: previous.candidates.map((candidate) =>
-      candidate.status === 'answered' ? { ...candidate, reused: true } : { index: candidate.index, model: candidate.model, status: 'waiting' },
+      candidate.status === 'answered'
+        ? { ...candidate, reused: true }
+        : { index: candidate.index, model: candidate.model, status: 'waiting' },
     ),
     council: rankings && { rankings },
     synthesis: { status: 'waiting', attempts: [] },
@@ -74,7 +78,12 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
 }
 
 /** A candidate that answered, naming the files that are on disk. */
-export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number, saved: { file?: string; reasoningFile?: string }): CandidateRecord {
+export function answeredCandidate(
+  candidate: CandidateRecord,
+  completion: Completion,
+  ms: number,
+  saved: { file?: string; reasoningFile?: string },
+): CandidateRecord {
   return {
     index: candidate.index,
     model: candidate.model,
@@ -90,7 +99,12 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
   };
 }
 
-export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined, reasoningFile: string | undefined): CandidateRecord {
+export function failedCandidate(
+  candidate: CandidateRecord,
+  error: ModelError,
+  ms: number | undefined,
+  reasoningFile: string | undefined,
+): CandidateRecord {
   return {
     index: candidate.index,
     model: candidate.model,

@@ -16,7 +16,10 @@ import { judgeStep } from './steps/judge.js';
  */
 export async function execute(run: Run, deps: RunDeps): Promise<void> {
   const log = deps.logger.child({ run: run.id });
-  log.info({ phase: 'fan-out', models: run.request.models, strategy: run.request.strategy, waiting: run.waitingCandidates().length }, 'asking candidates');
+  log.info(
+    { phase: 'fan-out', models: run.request.models, strategy: run.request.strategy, waiting: run.waitingCandidates().length },
+    'asking candidates',
+  );
   await askCandidates(run, deps, log);
   const status = await lastSteps(run, deps, log);
   await run.finish(status);
@@ -76,7 +79,14 @@ async function lastSteps(run: Run, deps: RunDeps, log: Logger): Promise<RunStatu
     return 'failed';
   }
   const { prompt } = run.request;
-  const context: StepContext = { run, deps, log, answers, reasonings, problem: run.earlier ? followUpProblem(run.earlier, prompt) : prompt };
+  const context: StepContext = {
+    run,
+    deps,
+    log,
+    answers,
+    reasonings,
+    problem: run.earlier ? followUpProblem(run.earlier, prompt) : prompt,
+  };
   switch (run.request.strategy) {
     case 'judge':
       return judgeStep(context);
@@ -101,7 +111,10 @@ function logOutcome(log: Logger, settled: Settled<Completion>): void {
   const fields = { phase: 'candidate', model: settled.model, ms: settled.ms };
   if (settled.result.ok) {
     const { usage, content } = settled.result.value;
-    log.info({ ...fields, outcome: 'answered', chars: content.length, tokens: usage?.total_tokens, cost: usage?.cost }, 'candidate answered');
+    log.info(
+      { ...fields, outcome: 'answered', chars: content.length, tokens: usage?.total_tokens, cost: usage?.cost },
+      'candidate answered',
+    );
   } else {
     const error = settled.result.error;
     log.warn({ ...fields, outcome: 'failed', kind: error.kind, status: error.status }, `candidate failed: ${error.message}`);

@@ -25,7 +25,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open));
-  const after = text.slice(close + 1).trim().split(/\s+/);
+  const after = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const [state, startTime] = [after[0], Number(after[19])];
   if (!Number.isSafeInteger(pid) || pid <= 0 || !state || !Number.isSafeInteger(startTime)) return undefined;
   return { pid, state, startTime };

@@ -20,4 +20,3 @@ export const modelErrorSchema = z.object({
   advice: z.string().optional(),
 });
 export type ModelError = z.infer<typeof modelErrorSchema>;
-

@@ -75,4 +75,3 @@ export const costSchema = z.object({
   worst_case: worstCaseSchema.optional(),
 });
 export type CostRecord = z.infer<typeof costSchema>;
-

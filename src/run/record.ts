@@ -4,7 +4,15 @@ import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
 
 export type { ModelError } from './record-common.js';
 
-export type { AggregateRecord, AnsweredRanker, CostRecord, CouncilRecord, RankerRecord, VerdictRecord, WorstCaseRecord } from './record-strategy.js';
+export type {
+  AggregateRecord,
+  AnsweredRanker,
+  CostRecord,
+  CouncilRecord,
+  RankerRecord,
+  VerdictRecord,
+  WorstCaseRecord,
+} from './record-strategy.js';
 export { worstCaseSchema } from './record-strategy.js';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
 import { STRATEGIES } from './strategies/strategy.js';

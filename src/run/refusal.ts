@@ -12,7 +12,11 @@ export const startRefusalSchema = z.discriminatedUnion('kind', [
     ceiling_usd: z.number(),
     worst_case: worstCaseSchema,
     fewer_models: z
-      .object({ drop: z.array(z.object({ index: z.number(), model: z.string(), saves_usd: z.number() })), keep: z.array(z.string()), total_usd: z.number() })
+      .object({
+        drop: z.array(z.object({ index: z.number(), model: z.string(), saves_usd: z.number() })),
+        keep: z.array(z.string()),
+        total_usd: z.number(),
+      })
       .optional(),
     lower_max_tokens: z.object({ max_tokens: z.number(), total_usd: z.number() }).optional(),
   }),

@@ -26,11 +26,18 @@ export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true }
  * another version's run) is a fresh start. A live claimant that has not written its journal yet
  * (a new run, or one it has just taken over) is followed.
  */
-export async function judge(latest: Claim | undefined, key: string, runs: StoredRuns, store: RunStore, version: string | undefined): Promise<Verdict> {
+export async function judge(
+  latest: Claim | undefined,
+  key: string,
+  runs: StoredRuns,
+  store: RunStore,
+  version: string | undefined,
+): Promise<Verdict> {
   if (!latest) return { fresh: true };
   const claimant = latest.owner as Owner;
   const opened = await runs.read(latest.run_id);
-  if (!opened.ok) return opened.error.kind === 'not_found' && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
+  if (!opened.ok)
+    return opened.error.kind === 'not_found' && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
   // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).

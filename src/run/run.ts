@@ -154,7 +154,10 @@ export class Run {
    */
   async answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
-    const [file, reasoningFile] = await Promise.all([this.journal.answerWhole(index), this.journal.saveReasoning(index, completion.reasoning)]);
+    const [file, reasoningFile] = await Promise.all([
+      this.journal.answerWhole(index),
+      this.journal.saveReasoning(index, completion.reasoning),
+    ]);
     this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms, { file, reasoningFile });
     this.step();
   }
@@ -188,7 +191,11 @@ export class Run {
    * A synthesizer answered (its answer is saved before the record names final.md) or failed.
    * A judge's final answer is the chosen one with its fixes, its whole reply saved beside it.
    */
-  async synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion, judged?: { answer: string; verdict: VerdictRecord }): Promise<void> {
+  async synthesisAttempt(
+    attempt: SynthesisAttempt,
+    completion?: Completion,
+    judged?: { answer: string; verdict: VerdictRecord },
+  ): Promise<void> {
     const synthesis = this.record.synthesis;
     if (attempt.status === 'answered' && completion) {
       this.answer = judged?.answer ?? completion.content;
@@ -249,4 +256,3 @@ export class Run {
     this.changes.notify();
   }
 }
-

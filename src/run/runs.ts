@@ -82,7 +82,9 @@ export class Runs {
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     // A key pasted where a model id belongs would be written to the journal, file names and logs.
     if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
-      throw new TypeError('a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model');
+      throw new TypeError(
+        'a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model',
+      );
     }
     const key = requestKey(request, this.options.upstream);
     // The same request twice at the same moment: the second joins what the first finds or starts.
@@ -177,7 +179,9 @@ export class Runs {
   private async resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Promise<Start> {
     const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
     const candidates = saved.candidates.map((candidate, i) =>
-      candidate.status === 'answered' && !texts.answers.has(i) ? { index: candidate.index, model: candidate.model, status: 'waiting' as const } : candidate,
+      candidate.status === 'answered' && !texts.answers.has(i)
+        ? { index: candidate.index, model: candidate.model, status: 'waiting' as const }
+        : candidate,
     );
     const run = buildRun(this.making(), request, saved.request_key, admitted, {
       id: saved.run_id,

@@ -53,7 +53,12 @@ export class StoredRuns {
   }
 
   /** The run as it stands, once its version is past `since` or `waitMs` has passed; a version counts the changes seen here. */
-  async watch(id: string, since: number | undefined, waitMs: number, signal?: AbortSignal): Promise<Result<{ record: RunRecord; version: number }, LookupError>> {
+  async watch(
+    id: string,
+    since: number | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<Result<{ record: RunRecord; version: number }, LookupError>> {
     const watch = this.watches.get(id) ?? (await this.begin(id));
     if (!('run' in watch)) return watch;
     watch.watchers++;
@@ -74,7 +79,14 @@ export class StoredRuns {
     // Another waiter may have begun the same watch meanwhile: share it.
     const raced = this.watches.get(id);
     if (raced) return raced;
-    const watch: Watch = { run: opened.value, record: opened.value.effective(), version: 0, changes: new ChangeSignal(), watchers: 0, polling: false };
+    const watch: Watch = {
+      run: opened.value,
+      record: opened.value.effective(),
+      version: 0,
+      changes: new ChangeSignal(),
+      watchers: 0,
+      polling: false,
+    };
     this.watches.set(id, watch);
     return watch;
   }

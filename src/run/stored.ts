@@ -9,7 +9,8 @@ import type { LookupError } from './service.js';
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
 const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 
-const LAST_ENTRY_LOST = "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
+const LAST_ENTRY_LOST =
+  "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
 /** A run's journal read back: the record, or why it cannot be trusted. */
 export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
@@ -17,7 +18,8 @@ export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES)
   try {
     text = await folder.read('run.json', maxBytes);
   } catch (error) {
-    if ((error as StoreError).code === 'ERR_STORE_TOO_LARGE') return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
+    if ((error as StoreError).code === 'ERR_STORE_TOO_LARGE')
+      return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
     return err(damaged(folder.name, `run.json cannot be read: ${(error as Error).message}`));
   }
   if (text === undefined) return err({ kind: 'not_found', message: `run ${folder.name} has no run.json (yet) in ${folder.dir}` });
@@ -32,7 +34,13 @@ export function parseRecord(id: string, text: string): Result<RunRecord, LookupE
     return err(damaged(id, 'run.json is not valid JSON'));
   }
   const parsed = recordSchema.safeParse(json);
-  if (!parsed.success) return err(damaged(id, `run.json does not have the journal's shape (${parsed.error.issues[0]?.path.join('.') || 'top'}: ${parsed.error.issues[0]?.message})`));
+  if (!parsed.success)
+    return err(
+      damaged(
+        id,
+        `run.json does not have the journal's shape (${parsed.error.issues[0]?.path.join('.') || 'top'}: ${parsed.error.issues[0]?.message})`,
+      ),
+    );
   if (parsed.data.run_id !== id) return err(damaged(id, `run.json names another run (${parsed.data.run_id.slice(0, 40)})`));
   return ok(parsed.data);
 }

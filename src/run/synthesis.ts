@@ -68,7 +68,9 @@ export function layoutPrompt(parts: { intro: string; problem: string; sections: 
 /** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
 function usableLength(candidate: CandidateAnswer): number {
   const { content } = candidate;
-  return (candidate.chars ?? content.length) > content.length ? content.length + trimMarker(candidate, content.length).length : content.length;
+  return (candidate.chars ?? content.length) > content.length
+    ? content.length + trimMarker(candidate, content.length).length
+    : content.length;
 }
 
 /**

@@ -17,7 +17,10 @@ export function runTotals(record: Readonly<RunRecord>): TokenUsage {
 type Step = { status: string; usage?: TokenUsage; reused?: true };
 
 /** The usage of every step that answered; `reused: false` leaves out what was paid before the run was stopped and taken over. */
-export function stepUsages(record: Readonly<Pick<RunRecord, 'candidates' | 'council' | 'synthesis'>>, { reused }: { reused: boolean }): Array<TokenUsage | undefined> {
+export function stepUsages(
+  record: Readonly<Pick<RunRecord, 'candidates' | 'council' | 'synthesis'>>,
+  { reused }: { reused: boolean },
+): Array<TokenUsage | undefined> {
   const counted = (step: Step) => (step.status === 'answered' && (reused || !step.reused) ? step.usage : undefined);
   return [...record.candidates.map(counted), ...(record.council?.rankings ?? []).map(counted), ...record.synthesis.attempts.map(counted)];
 }

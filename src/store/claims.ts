@@ -101,7 +101,10 @@ export class RequestClaims {
 /** The generations in `dir`, highest first. */
 async function generations(dir: string): Promise<number[]> {
   const names = await readdir(dir);
-  return names.flatMap((name) => GENERATION_FILE.exec(name)?.[1] ?? []).map(Number).sort((a, b) => b - a);
+  return names
+    .flatMap((name) => GENERATION_FILE.exec(name)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => b - a);
 }
 
 const generationFile = (dir: string, generation: number) => path.join(dir, `${generation}.json`);

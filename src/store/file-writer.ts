@@ -123,7 +123,8 @@ export class FileWriter {
       const batches = this.takeBatches();
       await this.disk.limit(`writing ${this.temporary}`, () => appendAll(handle, batches)).catch((error: unknown) => this.fail(error));
     }
-    if (this.pending.length > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+    if (this.pending.length > 0 && this.failure === undefined)
+      this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
   }
 
   /**

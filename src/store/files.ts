@@ -34,11 +34,11 @@ export const copyFill =
   (source: FileHandle): Fill =>
   async (handle, signal) => {
     const buffer = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       signal.throwIfAborted();
       const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) return;
-      for (let written = 0; written < bytesRead; ) written += (await handle.write(buffer, written, bytesRead - written)).bytesWritten;
+      for (let written = 0; written < bytesRead;) written += (await handle.write(buffer, written, bytesRead - written)).bytesWritten;
       position += bytesRead;
     }
   };

@@ -196,7 +196,10 @@ export class RunFolder {
   list(): Promise<string[]> {
     return this.disk.limit(`listing ${this.dir}`, async () => {
       const entries = await readdir(this.dir, { withFileTypes: true });
-      return entries.filter((entry) => entry.isFile() && FILE_NAME.test(entry.name)).map((entry) => entry.name).sort();
+      return entries
+        .filter((entry) => entry.isFile() && FILE_NAME.test(entry.name))
+        .map((entry) => entry.name)
+        .sort();
     });
   }
 

@@ -11,7 +11,6 @@ import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openro
 import { tempDir } from '../support/harness.js';
 import { binPath, finished, runBin, spawnBin, startE2eFake, userEnv, waitFor, without } from './support.js';
 
-
 const nonEmptyLines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
 let fake: FakeOpenRouter;
@@ -61,7 +60,7 @@ describe('ask', () => {
     expect(request.body.messages).toEqual([{ role: 'user', content: prompt }]);
   });
 
-  it('exits 1 when every model is refused (401), with each model\'s error on stderr and nothing on stdout', async () => {
+  it("exits 1 when every model is refused (401), with each model's error on stderr and nothing on stdout", async () => {
     const result = await runBin(['ask', 'q'], userEnv(fake, await tempDir(), { OPENROUTER_API_KEY: 'sk-wrong' }));
 
     expect(result.code).toBe(1);
@@ -110,7 +109,17 @@ describe('ask with the per-call settings of process_prompt as flags', () => {
     fake.on('e2e/flag-down', { status: 400, error: { code: 400, message: 'e2e/flag-down is not a valid model ID' } });
     fake.on('e2e/flag-synth', { answer: 'merged by the second synthesizer' });
     const configured = fake.requestsFor('e2e/one').length;
-    const args = ['ask', '--models', 'e2e/flag-a,e2e/flag-b', '--synthesizer=e2e/flag-down,e2e/flag-synth', '--temperature', '0.25', '--max-tokens', '321', 'flags?'];
+    const args = [
+      'ask',
+      '--models',
+      'e2e/flag-a,e2e/flag-b',
+      '--synthesizer=e2e/flag-down,e2e/flag-synth',
+      '--temperature',
+      '0.25',
+      '--max-tokens',
+      '321',
+      'flags?',
+    ];
     const result = await runBin(args, userEnv(fake, await tempDir()));
 
     expect(result.code).toBe(0);
@@ -132,7 +141,7 @@ describe('ask with the per-call settings of process_prompt as flags', () => {
     expect(fake.requestsFor('e2e/fresh')).toHaveLength(2);
   });
 
-  it('prints with --json the structured result, the shape of process_prompt\'s structuredContent with the answer, alone on stdout', async () => {
+  it("prints with --json the structured result, the shape of process_prompt's structuredContent with the answer, alone on stdout", async () => {
     const result = await runBin(['ask', '--json', 'What is 2+2?'], userEnv(fake, await tempDir()));
 
     expect(result.code).toBe(0);
@@ -250,7 +259,9 @@ describe('doctor', () => {
       const lines = nonEmptyLines(result.stdout);
       const retired = lines.findIndex((text) => text.startsWith('✘ candidate model x-ai/grok-4-fast is not offered'));
       expect(lines[retired + 1]).toMatch(/^\s+fix: correct PARALLEL_LLM_MODELS; nearest current ids: x-ai\/grok-4\.1-fast, /);
-      const expiring = lines.findIndex((text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15');
+      const expiring = lines.findIndex(
+        (text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15',
+      );
       expect(lines[expiring + 1]).toMatch(/^\s+fix: replace it in PARALLEL_LLM_MODELS; nearest current ids: openai\/gpt-5\.3-codex$/);
       expect(result.stdout).toContain('✔ synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
       expect(result.stdout).toContain('1 problem to fix; 4 passed (1 warning).');
@@ -260,7 +271,13 @@ describe('doctor', () => {
   });
 
   it('accepts variant ids (:nitro, :floor, :free, :thinking) whose base id the list shows', async () => {
-    const result = await runBin(['doctor'], await doctorEnv({ PARALLEL_LLM_MODELS: 'openai/gpt-5-codex:nitro,x-ai/grok-4-fast:floor,z-ai/glm-4.6:free', PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-2.5-pro:thinking' }));
+    const result = await runBin(
+      ['doctor'],
+      await doctorEnv({
+        PARALLEL_LLM_MODELS: 'openai/gpt-5-codex:nitro,x-ai/grok-4-fast:floor,z-ai/glm-4.6:free',
+        PARALLEL_LLM_SYNTHESIZER_MODEL: 'google/gemini-2.5-pro:thinking',
+      }),
+    );
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✔ candidate model openai/gpt-5-codex:nitro exists (a variant of openai/gpt-5-codex)');
@@ -356,14 +373,17 @@ describe('help, version and unknown commands', () => {
     expect(fake.requestsFor('e2e/dash').at(-1)!.body.messages).toEqual([{ role: 'user', content: '--help' }]);
   });
 
-  it.each([['frobnicate'], ['--frobnicate']])('exits 2 on the unknown command %s, with a message on stderr and nothing on stdout', async (command) => {
-    const result = await runBin([command], userEnv(fake, await tempDir()));
+  it.each([['frobnicate'], ['--frobnicate']])(
+    'exits 2 on the unknown command %s, with a message on stderr and nothing on stdout',
+    async (command) => {
+      const result = await runBin([command], userEnv(fake, await tempDir()));
 
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`"${command}"`);
-    expect(result.stderr).toContain('--help');
-  });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`"${command}"`);
+      expect(result.stderr).toContain('--help');
+    },
+  );
 });
 
 /** `script` (util-linux) runs the command on a pseudo-terminal, so stderr is a TTY. */
@@ -465,7 +485,10 @@ describe.skipIf(!hasScript)('the server started by hand in a terminal', () => {
   it('says on stderr, in one human line, what it is and to try ask, doctor and the README, then answers JSON-RPC on stdout as usual', async () => {
     const stderrFile = path.join(await tempDir(), 'stderr');
     // stdin and stdout are the terminal (without echo, so stdout shows only what the server writes); stderr goes to a file.
-    const child = spawn('script', ['-qfec', `stty -echo; exec '${binPath()}' 2>'${stderrFile}'`, '/dev/null'], { env: userEnv(fake, await tempDir()), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', `stty -echo; exec '${binPath()}' 2>'${stderrFile}'`, '/dev/null'], {
+      env: userEnv(fake, await tempDir()),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const exited = finished(child);
     const stderr = () => readFile(stderrFile, 'utf8').catch(() => '');
     await waitFor(async () => (await stderr()).includes('\n'));
@@ -474,11 +497,16 @@ describe.skipIf(!hasScript)('the server started by hand in a terminal', () => {
     expect(greeting).toContain('parallel-llm-mcp ask "your question"');
     expect(greeting).toContain('parallel-llm-mcp doctor');
     expect(readFileSync(/see (\S+) to add it to a client/.exec(greeting!)![1]!, 'utf8')).toMatch(/^# parallel-llm-mcp\n/);
-    expect(rest.every((line) => line === '' || line.startsWith('{')), 'the other stderr lines are JSON logs').toBe(true);
+    expect(
+      rest.every((line) => line === '' || line.startsWith('{')),
+      'the other stderr lines are JSON logs',
+    ).toBe(true);
 
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tty', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tty', version: '1' } } })}\n`,
+    );
     await waitFor(() => stdout.includes('\n'));
     const lines = stdout.split(/\r?\n/).filter(Boolean);
     expect(lines).toHaveLength(1);

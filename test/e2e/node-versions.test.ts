@@ -15,7 +15,12 @@ const MAJORS = ['22', '24'];
 /** The path of a Node binary of this major version, installed by npx into the suite's npm cache. */
 async function nodeOf(major: string): Promise<string> {
   const { stdout } = await promisify(execFile)('npx', ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', npm_config_cache: inject('npmCache'), npm_config_update_notifier: 'false' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      npm_config_cache: inject('npmCache'),
+      npm_config_update_notifier: 'false',
+    },
     cwd: await tempDir(),
   });
   return stdout.trim();

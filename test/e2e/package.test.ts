@@ -27,7 +27,9 @@ const REPORT_MODULES = `data:text/javascript,${encodeURIComponent(
   `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(REPORT_MODULES_HOOKS)}`)});`,
 )}`;
 
-const reported = (word: string, stderr: string) => [...new Set([...stderr.matchAll(new RegExp(`^${word} (\\S+)$`, 'gm'))].map((match) => match[1]))];
+const reported = (word: string, stderr: string) => [
+  ...new Set([...stderr.matchAll(new RegExp(`^${word} (\\S+)$`, 'gm'))].map((match) => match[1])),
+];
 const undiciChunk = (stderr: string) => reported('LOADED', stderr).some((file) => /^undici-\w+\.js$/.test(file!));
 
 describe('the published package', () => {
@@ -67,7 +69,6 @@ describe('the published package', () => {
     expect(reported('RESOLVED', session.stderr())).toEqual([]);
     await fake.close();
   });
-
 });
 
 describe('a cold npx of the tarball', () => {

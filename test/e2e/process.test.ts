@@ -26,8 +26,18 @@ afterEach(async () => {
   await Promise.all(leftovers.splice(0).map((stop) => stop()));
 });
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-const toolCall = (id: number, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'process_prompt', arguments: args } });
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const toolCall = (id: number, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'process_prompt', arguments: args },
+});
 
 /** The bin as a raw child whose stdout is collected and whose stderr is left as the test says. */
 function rawServer(env: Record<string, string>) {
@@ -35,7 +45,9 @@ function rawServer(env: Record<string, string>) {
   leftovers.push(() => child.kill('SIGKILL'));
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     exited,
@@ -86,7 +98,10 @@ describe('the log file', () => {
     await server.answered(1);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
-    const lines = (await readFile(logFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await readFile(logFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.at(-1)).toMatchObject({ msg: 'shutting down', reason: 'SIGTERM' });
     expect((await stat(logFile)).mode & 0o777).toBe(0o600);
   });
@@ -101,15 +116,28 @@ describe('an over-long line on stdin', () => {
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // A call in flight while the long lines arrive (e2e/three answers after 90 ms).
     server.send(toolCall(2, { prompt: 'in flight' }));
-    for (const [id, megabytes] of [[3, 11], [4, 50]] as const) {
+    for (const [id, megabytes] of [
+      [3, 11],
+      [4, 50],
+    ] as const) {
       server.send(toolCall(id, { prompt: 'x'.repeat(megabytes * 1024 * 1024) }));
     }
     server.send(toolCall(5, { prompt: 'after the long lines' }));
     for (const id of [2, 3, 4, 5]) await server.answered(id, 20_000);
-    const replies = new Map(server.stdout().trim().split('\n').map((line) => JSON.parse(line)).map((reply) => [reply.id, reply]));
+    const replies = new Map(
+      server
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map((reply) => [reply.id, reply]),
+    );
     expect(replies.get(2).result.structuredContent.status).toBe('complete');
     expect(replies.get(5).result.structuredContent.status).toBe('complete');
-    expect(replies.get(3).result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/prompt is longer than the limit/) }] });
+    expect(replies.get(3).result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/prompt is longer than the limit/) }],
+    });
     expect(replies.get(4).error.message).toMatch(/over the limit of 16777216/);
     expect(server.child.exitCode).toBeNull();
   }, 40_000);

@@ -30,12 +30,19 @@ const tarballName = `parallel-llm-mcp-${version}.tgz`;
 
 /** Every code block in `language`, with the page it is on; a block may be indented in a list. */
 const codeBlocks = (language: string) =>
-  pages.flatMap(({ page, text }) => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n\\s*```', 'g'))].map((match) => ({ page, block: match[1]! })));
+  pages.flatMap(({ page, text }) =>
+    [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n\\s*```', 'g'))].map((match) => ({ page, block: match[1]! })),
+  );
 
 /** The servers of a Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`) config. */
 function launchesInJson(text: string, where: string): Launch[] {
   const config = JSON.parse(text) as Record<string, Record<string, { command: string; args?: string[]; env?: Record<string, string> }>>;
-  return Object.values(config.mcpServers ?? config.servers ?? {}).map((server) => ({ where, command: server.command, args: server.args ?? [], env: server.env ?? {} }));
+  return Object.values(config.mcpServers ?? config.servers ?? {}).map((server) => ({
+    where,
+    command: server.command,
+    args: server.args ?? [],
+    env: server.env ?? {},
+  }));
 }
 
 /** `claude mcp add NAME --env K=V -- COMMAND ARGS...`, as the docs write it (no quoting). */
@@ -48,11 +55,16 @@ function launchOfClaudeCommand(line: string, where: string): Launch {
 
 /** The servers of a Codex config.toml: `[mcp_servers.NAME]` with `command`, `args` and an inline `env` table. */
 function launchesInToml(text: string, where: string): Launch[] {
-  return text.split(/^\s*\[mcp_servers\.[\w-]+\]\s*$/m).slice(1).map((section) => {
-    const value = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*(.+)$`, 'm').exec(section)?.[1];
-    const env = Object.fromEntries([...(value('env') ?? '').matchAll(/(\w+)\s*=\s*("[^"]*")/g)].map((match) => [match[1]!, JSON.parse(match[2]!) as string]));
-    return { where, command: JSON.parse(value('command')!) as string, args: JSON.parse(value('args') ?? '[]') as string[], env };
-  });
+  return text
+    .split(/^\s*\[mcp_servers\.[\w-]+\]\s*$/m)
+    .slice(1)
+    .map((section) => {
+      const value = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*(.+)$`, 'm').exec(section)?.[1];
+      const env = Object.fromEntries(
+        [...(value('env') ?? '').matchAll(/(\w+)\s*=\s*("[^"]*")/g)].map((match) => [match[1]!, JSON.parse(match[2]!) as string]),
+      );
+      return { where, command: JSON.parse(value('command')!) as string, args: JSON.parse(value('args') ?? '[]') as string[], env };
+    });
 }
 
 const launches: Launch[] = [
@@ -83,7 +95,8 @@ let userFolder: string;
 function onThisMachine(launch: Launch): { command: string; args: string[] } {
   const [command, ...args] = launch.command === 'cmd' ? launch.args.slice(1) : [launch.command, ...launch.args];
   const local = args.map((arg) => arg.replace(PLACEHOLDER, `${userFolder}/`).replace(/C:\\path\\to\\/, `${userFolder}/`));
-  if (command === 'npx' && local.join(' ') === '-y parallel-llm-mcp') return { command, args: ['-y', `--package=${inject('tarball')}`, 'parallel-llm-mcp'] };
+  if (command === 'npx' && local.join(' ') === '-y parallel-llm-mcp')
+    return { command, args: ['-y', `--package=${inject('tarball')}`, 'parallel-llm-mcp'] };
   // What `npm install -g` puts on the PATH: the installed bin.
   if (command === 'parallel-llm-mcp') return { command: binPath(), args: local };
   return { command: command!, args: local };
@@ -104,7 +117,9 @@ describe('the client configs in README.md, docs/ and mcp_config.json', () => {
   it('cover every install path (the clone, the tarball, a global install, the registry) and every client the README names', () => {
     const forms = launches.map((launch) => `${launch.command} ${launch.args.join(' ')}`);
     expect(forms.filter((form) => form === 'node /abs/path/to/parallel-llm-mcp/dist/bin.js').length).toBeGreaterThanOrEqual(3);
-    expect(forms.filter((form) => form.includes(`--package=/abs/path/to/${tarballName} parallel-llm-mcp`)).length).toBeGreaterThanOrEqual(2);
+    expect(forms.filter((form) => form.includes(`--package=/abs/path/to/${tarballName} parallel-llm-mcp`)).length).toBeGreaterThanOrEqual(
+      2,
+    );
     expect(forms).toContain('npx -y parallel-llm-mcp');
     expect(forms).toContain('parallel-llm-mcp ');
     // The README itself: Claude Code's command, the JSON of Claude Desktop, Cursor and Gemini CLI, VS Code's, Codex's TOML, and the registry form.
@@ -121,7 +136,10 @@ describe('the client configs in README.md, docs/ and mcp_config.json', () => {
 
   it('mcp_config.json ships one entry from the tarball and one from a clone, whose only placeholders are /abs/path/to/ and the key', () => {
     const servers = launchesInJson(mcpConfig, 'mcp_config.json').map((launch) => `${launch.command} ${launch.args.join(' ')}`);
-    expect(servers).toEqual([`npx -y --package=${PLACEHOLDER}${tarballName} parallel-llm-mcp`, `node ${PLACEHOLDER}parallel-llm-mcp/dist/bin.js`]);
+    expect(servers).toEqual([
+      `npx -y --package=${PLACEHOLDER}${tarballName} parallel-llm-mcp`,
+      `node ${PLACEHOLDER}parallel-llm-mcp/dist/bin.js`,
+    ]);
     // Nothing else in it looks like a path to fill in.
     expect(mcpConfig.replaceAll(PLACEHOLDER, '').match(/\/(abs|path)\b|<|\.\.\./g)).toBeNull();
   });

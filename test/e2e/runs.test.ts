@@ -33,14 +33,16 @@ function models(prefix: string, delaysMs: number[], synthesisMs: number) {
 }
 
 const journal = async (folder: string) => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
-const runFolders = async (outputDir: string) => (await readdir(outputDir)).filter((name) => !name.startsWith('.')).map((name) => path.join(outputDir, name));
+const runFolders = async (outputDir: string) =>
+  (await readdir(outputDir)).filter((name) => !name.startsWith('.')).map((name) => path.join(outputDir, name));
 
 /** Follows a run with get_run from a new server, as the next session of a client would. */
 async function collectFromNewServer(env: Record<string, string>, runId: string): Promise<StructuredResult> {
   const reader = await connect(env);
   try {
     let data = (await callTool(reader, 'get_run', { run_id: runId })).data!;
-    for (let poll = 1; data.status === 'running' && poll < 10; poll++) data = (await callTool(reader, 'get_run', { run_id: runId, poll })).data!;
+    for (let poll = 1; data.status === 'running' && poll < 10; poll++)
+      data = (await callTool(reader, 'get_run', { run_id: runId, poll })).data!;
     return data;
   } finally {
     await reader.close();
@@ -94,19 +96,23 @@ const ENDINGS: Array<[string, (session: Session) => Promise<void>]> = [
 ];
 
 describe('a run outlives its server process', () => {
-  it.each(ENDINGS)('goes on when %s mid-run; the next server collects it, every model asked once', async (ending, end) => {
-    const { asked, env } = models(`ending-${ending.replace(/\W+/g, '-')}`, [50, 1200], 50);
-    const outputDir = await tempDir();
-    const session = await connect(userEnv(fake, outputDir, { ...env, PARALLEL_LLM_BUDGET_MS: '300' }));
-    const { data } = await processPrompt(session, { prompt: 'q' });
-    expect(data!.status).toBe('running');
-    await end(session);
-    await waitFor(() => !alive(session.pid), 6000);
-    await session.close();
-    const final = await collectFromNewServer(userEnv(fake, outputDir, env), data!.run_id);
-    expect(final).toMatchObject({ status: 'complete', answer: 'the synthesis of 2 answers' });
-    expect(asked()).toEqual([1, 1, 1]);
-  }, 20_000);
+  it.each(ENDINGS)(
+    'goes on when %s mid-run; the next server collects it, every model asked once',
+    async (ending, end) => {
+      const { asked, env } = models(`ending-${ending.replace(/\W+/g, '-')}`, [50, 1200], 50);
+      const outputDir = await tempDir();
+      const session = await connect(userEnv(fake, outputDir, { ...env, PARALLEL_LLM_BUDGET_MS: '300' }));
+      const { data } = await processPrompt(session, { prompt: 'q' });
+      expect(data!.status).toBe('running');
+      await end(session);
+      await waitFor(() => !alive(session.pid), 6000);
+      await session.close();
+      const final = await collectFromNewServer(userEnv(fake, outputDir, env), data!.run_id);
+      expect(final).toMatchObject({ status: 'complete', answer: 'the synthesis of 2 answers' });
+      expect(asked()).toEqual([1, 1, 1]);
+    },
+    20_000,
+  );
 
   it('finishes with a fresh server for every tool call (as LangChain’s adapters work), paying the slow model once', async () => {
     const { asked, env } = models('fresh-server', [50, 1500], 50);
@@ -129,7 +135,12 @@ describe('a run outlives its server process', () => {
     const child = spawnBin([], userEnv(fake, outputDir, env));
     const exit = finished(child);
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' } } });
     await waitFor(() => fake.requestsFor('orphan/m2').length === 1);
     child.stdin.end();
@@ -175,7 +186,12 @@ describe('a run whose run host dies', () => {
     expect(seen.data!.status).toBe('interrupted');
     expect(seen.data!.models.map((model) => model.status)).toEqual(['answered', 'answered', 'interrupted']);
     const { data } = await processPrompt(second, { prompt: 'resume me' });
-    expect(data).toMatchObject({ status: 'complete', joined: 'resumed', run_id: path.basename(folder), answer: 'the synthesis of 3 answers' });
+    expect(data).toMatchObject({
+      status: 'complete',
+      joined: 'resumed',
+      run_id: path.basename(folder),
+      answer: 'the synthesis of 3 answers',
+    });
     expect(asked()).toEqual([1, 1, 2, 1]);
     await second.close();
   });
@@ -190,7 +206,9 @@ describe('where no run host can start', () => {
     const first = (await processPrompt(session, { prompt: 'one' })).data!;
     const second = (await processPrompt(session, { prompt: 'two' })).data!;
     expect(first.status).toBe('complete');
-    expect(first.warnings.join('\n')).toMatch(/Runs execute in this server process, since the run host could not start \(.*longer than a Unix socket allows/);
+    expect(first.warnings.join('\n')).toMatch(
+      /Runs execute in this server process, since the run host could not start \(.*longer than a Unix socket allows/,
+    );
     expect(second.warnings).toEqual([]);
     expect((await journal(first.run_folder!)).owner.pid).toBe(session.pid);
     expect(await hostsUnder(outputDir)).toEqual([]);

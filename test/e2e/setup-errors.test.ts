@@ -20,8 +20,16 @@ afterAll(async () => {
 });
 
 const MISTAKES: Array<[string, () => Promise<Record<string, string>>, string]> = [
-  ['a missing OPENROUTER_API_KEY', async () => without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY'), 'OPENROUTER_API_KEY is not set: get a key at https://openrouter.ai/keys'],
-  ['PARALLEL_LLM_MAX_CONCURRENCY=abc', async () => userEnv(fake, await tempDir(), { PARALLEL_LLM_MAX_CONCURRENCY: 'abc' }), 'PARALLEL_LLM_MAX_CONCURRENCY must be a number (got "abc")'],
+  [
+    'a missing OPENROUTER_API_KEY',
+    async () => without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY'),
+    'OPENROUTER_API_KEY is not set: get a key at https://openrouter.ai/keys',
+  ],
+  [
+    'PARALLEL_LLM_MAX_CONCURRENCY=abc',
+    async () => userEnv(fake, await tempDir(), { PARALLEL_LLM_MAX_CONCURRENCY: 'abc' }),
+    'PARALLEL_LLM_MAX_CONCURRENCY must be a number (got "abc")',
+  ],
   [
     'a PARALLEL_LLM_LOG_FILE that is a folder',
     async () => {
@@ -43,13 +51,22 @@ describe.each(MISTAKES)('with %s', (_name, environment, problem) => {
       const { tools } = await session.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(['process_prompt', 'get_run']);
       expect(session.client.getServerVersion()?.name).toBe('parallel-llm-server');
-      for (const [name, args] of [['process_prompt', { prompt: 'What is 2+2?' }], ['get_run', { run_id: 'x' }], ['process_prompt', {}]] as const) {
+      for (const [name, args] of [
+        ['process_prompt', { prompt: 'What is 2+2?' }],
+        ['get_run', { run_id: 'x' }],
+        ['process_prompt', {}],
+      ] as const) {
         const { result, text } = await callTool(session, name, args);
         expect(result.isError, name).toBe(true);
         expect(text).toContain(`parallel-llm-mcp cannot run: ${expected(problem, env)}`);
         expect(text).toContain('"env" block');
       }
-      expect(session.stderr().split('\n').filter((line) => line.includes(expected(problem, env)))).toEqual([`parallel-llm-mcp: ${expected(problem, env)}`]);
+      expect(
+        session
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes(expected(problem, env))),
+      ).toEqual([`parallel-llm-mcp: ${expected(problem, env)}`]);
       expect(fake.requests).toHaveLength(0);
     } finally {
       await session.close();
@@ -76,7 +93,9 @@ describe.each(MISTAKES)('with %s', (_name, environment, problem) => {
 describe('.env in the working folder', () => {
   it('gives the server its key and settings, under the real environment, which wins', async () => {
     fake.on('e2e/from-dotenv', { answer: 'from .env', delayMs: 10 });
-    const cwd = await folderWithDotEnv('# the key\nexport OPENROUTER_API_KEY="sk-or-v1-test-key-0123456789"\nPARALLEL_LLM_MODELS=e2e/from-dotenv # one model\nPARALLEL_LLM_SYNTHESIZER_MODEL=e2e/not-this-one\n');
+    const cwd = await folderWithDotEnv(
+      '# the key\nexport OPENROUTER_API_KEY="sk-or-v1-test-key-0123456789"\nPARALLEL_LLM_MODELS=e2e/from-dotenv # one model\nPARALLEL_LLM_SYNTHESIZER_MODEL=e2e/not-this-one\n',
+    );
     const session = await connect(without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY', 'PARALLEL_LLM_MODELS'), undefined, [], cwd);
     try {
       const { result, data } = await callTool(session, 'process_prompt', { prompt: 'a question for .env' });
@@ -92,7 +111,12 @@ describe('.env in the working folder', () => {
   it('is read by ask', async () => {
     fake.on('e2e/ask-dotenv', { answer: 'asked', delayMs: 10 });
     const cwd = await folderWithDotEnv("OPENROUTER_API_KEY='sk-or-v1-test-key-0123456789'\nPARALLEL_LLM_MODELS=e2e/ask-dotenv\n");
-    const result = await runBin(['ask', 'q'], without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY', 'PARALLEL_LLM_MODELS'), '', cwd);
+    const result = await runBin(
+      ['ask', 'q'],
+      without(userEnv(fake, await tempDir()), 'OPENROUTER_API_KEY', 'PARALLEL_LLM_MODELS'),
+      '',
+      cwd,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('The answer is 4.\n');
     expect(fake.requestsFor('e2e/ask-dotenv')).toHaveLength(1);

@@ -32,12 +32,22 @@ describe('the installed package over stdio', () => {
     expect(data!.status).toBe('complete');
     // final.md follows the reply by moments.
     await waitFor(async () => (await readdir(data!.run_folder!)).length === 5);
-    expect((await readdir(data!.run_folder!)).sort()).toEqual(['candidate-1_e2e_one.md', 'candidate-2_e2e_two.md', 'candidate-3_e2e_three.md', 'final.md', 'run.json']);
+    expect((await readdir(data!.run_folder!)).sort()).toEqual([
+      'candidate-1_e2e_one.md',
+      'candidate-2_e2e_two.md',
+      'candidate-3_e2e_three.md',
+      'final.md',
+      'run.json',
+    ]);
     await session.close();
   });
 
   it('shows partial failure and, when nothing answers, total failure with each real error', async () => {
-    fake.on('e2e/down', { status: 503, error: { code: 503, message: 'No endpoints found that support tool use' }, headers: { 'retry-after': '0' } });
+    fake.on('e2e/down', {
+      status: 503,
+      error: { code: 503, message: 'No endpoints found that support tool use' },
+      headers: { 'retry-after': '0' },
+    });
     fake.on('e2e/nokey', { status: 401, error: { code: 401, message: 'User not found.' } });
     const session = await connect(userEnv(fake, await tempDir(), { PARALLEL_LLM_MAX_RETRIES: '0' }));
     const partial = await processPrompt(session, { prompt: 'q', models: ['e2e/one', 'e2e/down'] });
@@ -110,12 +120,24 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     const child = spawnBin([], userEnv(fake, outputDir, { PARALLEL_LLM_LOG_LEVEL: 'trace', PARALLEL_LLM_LOG_FILE: logFile }));
     const done = finished(child);
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // One model echoes the request's Authorization header back, as some proxies do in errors.
-    fake.on('e2e/echo', { fromRequest: (request) => ({ status: 400, error: { code: 400, message: `bad request, headers: ${request.headers.authorization}` } }) });
+    fake.on('e2e/echo', {
+      fromRequest: (request) => ({ status: 400, error: { code: 400, message: `bad request, headers: ${request.headers.authorization}` } }),
+    });
     const models = ['e2e/one', 'e2e/echo'];
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q', models }, _meta: { progressToken: 'p1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'process_prompt', arguments: { prompt: 'q', models }, _meta: { progressToken: 'p1' } },
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     await waitFor(() => stdout.includes('"id":2'), 10_000);
@@ -128,7 +150,12 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     expect(exit.stderr).toContain('"msg":"process_prompt"');
     await waitFor(async () => (await readFile(logFile, 'utf8')).includes('"msg":"candidate answered"'));
     const runFolder = JSON.parse(lines.find((line) => line.includes('"id":2'))!).result.structuredContent.run_folder;
-    const everything = [stdout, exit.stderr, await readFile(logFile, 'utf8'), ...(await Promise.all((await readdir(runFolder)).map((f) => readFile(path.join(runFolder, f), 'utf8'))))];
+    const everything = [
+      stdout,
+      exit.stderr,
+      await readFile(logFile, 'utf8'),
+      ...(await Promise.all((await readdir(runFolder)).map((f) => readFile(path.join(runFolder, f), 'utf8')))),
+    ];
     for (const text of everything) expect(text).not.toContain(VALID_KEY);
   });
 
@@ -141,10 +168,14 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     const child = spawnBin([], userEnv(fake, await tempDir(), { PARALLEL_LLM_MODELS: 'e2e/hang' }));
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
     await waitFor(() => stdout.includes('"id":1'));
     const before = fake.requestsFor('e2e/hang').length;
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_prompt', arguments: { prompt: 'q' } } })}\n`,
+    );
     await waitFor(() => fake.requestsFor('e2e/hang').length === before + 1);
     const since = Date.now();
     const exit = finished(child, since);
@@ -159,7 +190,9 @@ describe('the process: stdout, logs, secrets and shutdown', () => {
     const exit = finished(child);
     child.stdout.destroy();
     const since = Date.now();
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
     const result = await exit;
     expect(Date.now() - since).toBeLessThan(2000);
     expect(result.code).toBe(0);

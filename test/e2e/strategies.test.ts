@@ -16,7 +16,12 @@ let fake: FakeOpenRouter;
 beforeAll(async () => {
   fake = await startFakeOpenRouter({
     keepAliveCommentMs: 100,
-    prices: { 'e2e/one': pricing('0.000001', '0.000002'), 'e2e/two': pricing('0.00001', '0.00003'), 'e2e/three': pricing('0.000002', '0.000004'), 'e2e/synth': pricing('0.000002', '0.00001') },
+    prices: {
+      'e2e/one': pricing('0.000001', '0.000002'),
+      'e2e/two': pricing('0.00001', '0.00003'),
+      'e2e/three': pricing('0.000002', '0.000004'),
+      'e2e/synth': pricing('0.000002', '0.00001'),
+    },
   });
   fake.on('e2e/one', answerOrRank('one says 5'));
   fake.on('e2e/two', answerOrRank('two says 4'));
@@ -42,7 +47,8 @@ function answerOrRank(answer: string): Behaviour {
   };
 }
 
-const promptOf = (request: RecordedRequest) => (request.body.messages as Array<{ content: string }>).map((message) => message.content).join('\n');
+const promptOf = (request: RecordedRequest) =>
+  (request.body.messages as Array<{ content: string }>).map((message) => message.content).join('\n');
 
 async function ask(args: string[], outputDir: string): Promise<Finished> {
   const child = spawnBin(['ask', ...args], userEnv(fake, outputDir));
@@ -58,7 +64,9 @@ describe('ask through the run host', () => {
     const result = await ask(['--strategy', 'judge', 'What is 2+2?'], outputDir);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('It is 4.\n');
-    expect(result.stderr).toContain('All 3 models answered; judged by e2e/synth, who chose candidate 2 (e2e/two): Only it adds up. Cost $0.0060.');
+    expect(result.stderr).toContain(
+      'All 3 models answered; judged by e2e/synth, who chose candidate 2 (e2e/two): Only it adds up. Cost $0.0060.',
+    );
     const judged = promptOf(fake.requestsFor('e2e/synth')[before]!);
     for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) expect(judged).not.toContain(model);
 
@@ -66,13 +74,18 @@ describe('ask through the run host', () => {
     expect(host).toBeDefined();
     const [folder] = (await readdir(outputDir)).filter((name) => /^\d{4}-/.test(name));
     const record = JSON.parse(await readFile(path.join(outputDir, folder!, 'run.json'), 'utf8'));
-    expect(record).toMatchObject({ owner: { pid: host }, settings: { strategy: 'judge' }, synthesis: { verdict: { choice_model: 'e2e/two', reason: 'Only it adds up.' } } });
+    expect(record).toMatchObject({
+      owner: { pid: host },
+      settings: { strategy: 'judge' },
+      synthesis: { verdict: { choice_model: 'e2e/two', reason: 'Only it adds up.' } },
+    });
   });
 
   it('--strategy council shows each model ranking the others on the board, and each ranking in the footer', async () => {
     const result = await ask(['--strategy', 'council', 'What is 2+2?'], await tempDir());
     expect(result.code).toBe(0);
-    for (const model of ['e2e/one', 'e2e/two', 'e2e/three']) expect(result.stderr).toMatch(new RegExp(`\\] ✔ ${model} ranked the others' answers\n`));
+    for (const model of ['e2e/one', 'e2e/two', 'e2e/three'])
+      expect(result.stderr).toMatch(new RegExp(`\\] ✔ ${model} ranked the others' answers\n`));
     expect(result.stderr).toContain('All 3 models answered; ranked by each other, then synthesized by e2e/synth.');
     expect(result.stderr).toMatch(/- candidate 1 \(e2e\/one\): candidate \d \(e2e\/\w+\) > candidate \d \(e2e\/\w+\)\n/);
   });
@@ -83,7 +96,9 @@ describe('ask through the run host', () => {
     const result = await ask(['--max-cost', '0.001', 'What is 2+2?'], outputDir);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^Refused before any request: the worst case is \$\d\.\d+, above the cost ceiling of \$0\.001\.\nWorst case per model: e2e\/two /);
+    expect(result.stderr).toMatch(
+      /^Refused before any request: the worst case is \$\d\.\d+, above the cost ceiling of \$0\.001\.\nWorst case per model: e2e\/two /,
+    );
     expect(fake.requests.length).toBe(before);
     expect((await readdir(outputDir)).filter((name) => /^\d{4}-/.test(name))).toEqual([]);
   });
@@ -102,7 +117,9 @@ describe('ask through the run host', () => {
     ]);
     const bad = await ask(['--strategy', 'vote', 'q'], outputDir);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('parallel-llm-mcp ask: --strategy "vote": strategy must be one of synthesize, judge, council (got "vote"); see parallel-llm-mcp ask --help\n');
+    expect(bad.stderr).toBe(
+      'parallel-llm-mcp ask: --strategy "vote": strategy must be one of synthesize, judge, council (got "vote"); see parallel-llm-mcp ask --help\n',
+    );
   });
 });
 
@@ -113,7 +130,9 @@ describe('process_prompt through the MCP server and the run host', () => {
       const before = fake.requests.length;
       const { result, text } = await processPrompt(session, { prompt: 'What is 2+2?', strategy: 'council' });
       expect(result.isError).toBe(true);
-      expect(text).toMatch(/^Refused before any request: the worst case is .*above the cost ceiling of \$0\.001\.\nWorst case per model: e2e\/two \$[\d.]+ \(2 steps\)/);
+      expect(text).toMatch(
+        /^Refused before any request: the worst case is .*above the cost ceiling of \$0\.001\.\nWorst case per model: e2e\/two \$[\d.]+ \(2 steps\)/,
+      );
       expect(fake.requests.length).toBe(before);
     } finally {
       await session.close();

@@ -49,7 +49,12 @@ export async function connect(env: Record<string, string>, command = binPath(), 
   return { client, pid: transport.pid!, stderr: () => stderr, close: () => client.close() };
 }
 
-export async function callTool(session: Session, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+export async function callTool(
+  session: Session,
+  name: string,
+  args: Record<string, unknown>,
+  options: Parameters<Client['callTool']>[2] = {},
+) {
   const result = (await session.client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   return { result, text: (result.content[0] as { text: string }).text, data: result.structuredContent as StructuredResult | undefined };
 }

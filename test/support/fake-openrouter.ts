@@ -206,7 +206,9 @@ async function play(behaviour: Played, model: string, request: Record<string, un
     await wait(behaviour.delayMs ?? 0);
     if (gone()) return;
     res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
-    res.end(behaviour.body ?? JSON.stringify({ error: behaviour.error ?? { code: behaviour.status, message: `fake error ${behaviour.status}` } }));
+    res.end(
+      behaviour.body ?? JSON.stringify({ error: behaviour.error ?? { code: behaviour.status, message: `fake error ${behaviour.status}` } }),
+    );
     return;
   }
   if ('body200' in behaviour) {
@@ -235,7 +237,11 @@ async function play(behaviour: Played, model: string, request: Record<string, un
   if (behaviour.json || request.stream !== true) {
     await wait(behaviour.delayMs ?? 0);
     if (gone()) return;
-    const message = { role: 'assistant', content: behaviour.answer === '' ? null : behaviour.answer, reasoning: behaviour.reasoning ?? null };
+    const message = {
+      role: 'assistant',
+      content: behaviour.answer === '' ? null : behaviour.answer,
+      reasoning: behaviour.reasoning ?? null,
+    };
     sendJson(res, 200, { id: 'gen-fake', model, provider: 'Fake', choices: [{ index: 0, message, finish_reason: finishReason }], usage });
     return;
   }

@@ -75,9 +75,24 @@ export async function startHarness(
     PARALLEL_LLM_BUDGET_MS: '20000',
     ...env,
   });
-  const upstream = testClient(fake.url, { timeoutMs: config.timeoutMs, idleTimeoutMs: options.idleTimeoutMs ?? 2000, maxConnections: config.maxConcurrency });
+  const upstream = testClient(fake.url, {
+    timeoutMs: config.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? 2000,
+    maxConnections: config.maxConcurrency,
+  });
   const { runs, service } = localRuns(config, upstream, silentLogger);
-  const app = { server: createServer({ config, service, logger: silentLogger, version: '0.0.0-test', heartbeatMs: options.heartbeatMs, taskPollMs: options.taskPollMs ?? 50 }), runs, service };
+  const app = {
+    server: createServer({
+      config,
+      service,
+      logger: silentLogger,
+      version: '0.0.0-test',
+      heartbeatMs: options.heartbeatMs,
+      taskPollMs: options.taskPollMs ?? 50,
+    }),
+    runs,
+    service,
+  };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
   await app.server.connect(serverSide);
@@ -109,7 +124,12 @@ export function harnessesClosedAfterEach(): typeof startHarness {
 }
 
 /** A tool call through the harness's client, with its text and structured content. */
-export async function callTool(harness: Harness, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+export async function callTool(
+  harness: Harness,
+  name: string,
+  args: Record<string, unknown>,
+  options: Parameters<Client['callTool']>[2] = {},
+) {
   const result = (await harness.client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   const first = result.content[0];
   return { result, text: first?.type === 'text' ? first.text : '', data: result.structuredContent as StructuredResult | undefined };

@@ -34,7 +34,10 @@ export async function packAndInstall(): Promise<Installed> {
   // `npm pack` builds (prepare) with tsx, which caches what it compiles in TMPDIR unless told not to.
   const env = { ...process.env, npm_config_cache: npmCache, TMPDIR: tmp, TSX_DISABLE_CACHE: '1' };
   const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  const [packed] = JSON.parse(npm(['pack', '--json', '--silent', '--pack-destination', dir], projectRoot)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(npm(['pack', '--json', '--silent', '--pack-destination', dir], projectRoot)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   const tarball = path.join(dir, packed!.filename);
   const install = path.join(dir, 'install');
   await mkdir(install);

@@ -1,8 +1,19 @@
 import { modelRow } from './catalog-server.js';
 
 /** A pricing object as GET /models writes it: strings of US dollars per token, every field present. */
-export function pricing(prompt: string, completion: string, extra: { request?: string; internal_reasoning?: string } = {}): Record<string, string> {
-  return { prompt, completion, request: extra.request ?? '0', image: '0', web_search: '0', internal_reasoning: extra.internal_reasoning ?? '0' };
+export function pricing(
+  prompt: string,
+  completion: string,
+  extra: { request?: string; internal_reasoning?: string } = {},
+): Record<string, string> {
+  return {
+    prompt,
+    completion,
+    request: extra.request ?? '0',
+    image: '0',
+    web_search: '0',
+    internal_reasoning: extra.internal_reasoning ?? '0',
+  };
 }
 
 /**

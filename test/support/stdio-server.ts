@@ -19,7 +19,9 @@ export async function serveOver(input: Readable, output: Writable, options: Line
     await sleep(ms);
     return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
   });
-  server.registerTool('length', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: String(text.length) }] }));
+  server.registerTool('length', { inputSchema: { text: z.string() } }, ({ text }) => ({
+    content: [{ type: 'text', text: String(text.length) }],
+  }));
   const transport = new LineTransport(input, output, options);
   const refused: string[] = [];
   transport.onerror = (error) => refused.push(error.message);

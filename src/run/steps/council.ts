@@ -17,7 +17,10 @@ import { finalStep, synthesizeStep } from './final.js';
 export async function councilStep(context: StepContext): Promise<RunStatus> {
   const { run, deps, problem, answers } = context;
   if (answers.length < COUNCIL_MIN_CANDIDATES) {
-    return plainSynthesis(context, `only ${answers.length} of the candidates answered, and a council needs ${COUNCIL_MIN_CANDIDATES} answers to rank, so the answers were synthesized without a ranking`);
+    return plainSynthesis(
+      context,
+      `only ${answers.length} of the candidates answered, and a council needs ${COUNCIL_MIN_CANDIDATES} answers to rank, so the answers were synthesized without a ranking`,
+    );
   }
   const verdicts = await rankings(context);
   const stopped = stoppedStatus(run);
@@ -26,7 +29,9 @@ export async function councilStep(context: StepContext): Promise<RunStatus> {
     return plainSynthesis(context, 'no council member’s ranking could be read, so the answers were synthesized without a ranking');
   }
   const ranking = aggregateRankings(verdicts, anonymise(run.id, answers));
-  run.councilDone({ aggregate: ranking.map(({ index, model, score, rankers, firsts }) => ({ index: index + 1, model, score, rankers, firsts })) });
+  run.councilDone({
+    aggregate: ranking.map(({ index, model, score, rankers, firsts }) => ({ index: index + 1, model, score, rankers, firsts })),
+  });
   return finalStep(context, buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars));
 }
 
@@ -45,15 +50,28 @@ async function rankings(context: StepContext): Promise<RankerVerdict[]> {
   log.info({ phase: 'ranking', rankers: toAsk.length, saved: saved.length }, 'council ranking');
   // Each ranking is recorded once its reply is on disk; the synthesis waits for every one.
   const recorded: Array<Promise<RankerVerdict | undefined>> = [];
-  const onSettled = (settled: Settled<Completion>) => void recorded.push(recordRanking(context, toAsk[settled.index]!, prompts[settled.index]!, settled));
-  const ask = (model: string, signal: AbortSignal | undefined, i: number) => deps.client.complete(stepChat(run, model, prompts[i]!.text), { signal });
-  await Promise.all(fanOut(toAsk.map((ranker) => ranker.model), ask, { limiter: deps.limiter, signal: run.signal, urgent: true, onSettled }));
+  const onSettled = (settled: Settled<Completion>) =>
+    void recorded.push(recordRanking(context, toAsk[settled.index]!, prompts[settled.index]!, settled));
+  const ask = (model: string, signal: AbortSignal | undefined, i: number) =>
+    deps.client.complete(stepChat(run, model, prompts[i]!.text), { signal });
+  await Promise.all(
+    fanOut(
+      toAsk.map((ranker) => ranker.model),
+      ask,
+      { limiter: deps.limiter, signal: run.signal, urgent: true, onSettled },
+    ),
+  );
   const asked = await Promise.all(recorded);
   return [...saved.map(savedVerdict), ...asked.filter((verdict): verdict is RankerVerdict => verdict !== undefined)];
 }
 
 /** A council member's reply read and recorded, its whole reply saved; or its failure, which leaves it out. */
-async function recordRanking({ run, log }: StepContext, ranker: IndexedAnswer, prompt: StrategyPrompt, { result, ms }: Settled<Completion>): Promise<RankerVerdict | undefined> {
+async function recordRanking(
+  { run, log }: StepContext,
+  ranker: IndexedAnswer,
+  prompt: StrategyPrompt,
+  { result, ms }: Settled<Completion>,
+): Promise<RankerVerdict | undefined> {
   if (!result.ok) {
     log.warn({ phase: 'ranking', model: ranker.model, kind: result.error.kind }, `ranking failed: ${result.error.message}`);
     await run.ranked(failedRanker(ranker, modelError(result.error), ms));
@@ -66,7 +84,13 @@ async function recordRanking({ run, log }: StepContext, ranker: IndexedAnswer, p
   return verdict;
 }
 
-function answeredRanker(ranker: IndexedAnswer, verdict: RankerVerdict, warnings: string[], ms: number, completion: Completion): RankerRecord {
+function answeredRanker(
+  ranker: IndexedAnswer,
+  verdict: RankerVerdict,
+  warnings: string[],
+  ms: number,
+  completion: Completion,
+): RankerRecord {
   const oneBased = (indices: number[]) => indices.map((index) => index + 1);
   return {
     index: ranker.index + 1,

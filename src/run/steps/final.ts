@@ -41,7 +41,11 @@ export async function finalStep({ run, deps, log, answers }: StepContext, prompt
       const judged = read?.(completion.content);
       log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
       const chars = judged?.answer.length ?? completion.content.length;
-      await run.synthesisAttempt({ model, status: 'answered', ms, chars, ...(completion.usage ? { usage: completion.usage } : {}) }, completion, judged);
+      await run.synthesisAttempt(
+        { model, status: 'answered', ms, chars, ...(completion.usage ? { usage: completion.usage } : {}) },
+        completion,
+        judged,
+      );
       return allAnswered ? 'complete' : 'partial';
     } catch (caught) {
       const stoppedNow = stoppedStatus(run);

@@ -76,7 +76,11 @@ export function anonymousPrompt(
   render: (bodies: string[]) => string,
   maxChars: number,
 ): StrategyPrompt {
-  const quoted = lettered.map(({ model, content, chars }): CandidateAnswer => ({ model, content, ...(chars === undefined ? {} : { chars }) }));
+  const quoted = lettered.map(({ model, content, chars }): CandidateAnswer => ({
+    model,
+    content,
+    ...(chars === undefined ? {} : { chars }),
+  }));
   const { text, trims } = boundedPrompt(render, quoted, maxChars);
   return { text, trims, shown: lettered.map(({ label, index, model }) => ({ label, index, model })) };
 }

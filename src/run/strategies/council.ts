@@ -1,5 +1,13 @@
 import { layoutPrompt } from '../synthesis.js';
-import { anonymise, anonymousPrompt, anonymousSections, answersFollow, shuffle, type IndexedAnswer, type StrategyPrompt } from './anonymise.js';
+import {
+  anonymise,
+  anonymousPrompt,
+  anonymousSections,
+  answersFollow,
+  shuffle,
+  type IndexedAnswer,
+  type StrategyPrompt,
+} from './anonymise.js';
 import type { AggregateEntry } from './ranking.js';
 
 /**
@@ -12,7 +20,13 @@ import type { AggregateEntry } from './ranking.js';
  * What the candidate at `ranker` reads: every other answer, with the run's letters, in an order
  * of its own (seeded by the run id and the ranker), so no answer gains by always coming first.
  */
-export function buildRankingPrompt(problem: string, answers: IndexedAnswer[], ranker: number, runId: string, maxChars: number): StrategyPrompt {
+export function buildRankingPrompt(
+  problem: string,
+  answers: IndexedAnswer[],
+  ranker: number,
+  runId: string,
+  maxChars: number,
+): StrategyPrompt {
   const others = shuffle(
     anonymise(runId, answers).filter((answer) => answer.index !== ranker),
     `${runId}/ranker/${ranker}`,

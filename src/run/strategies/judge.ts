@@ -1,5 +1,14 @@
 import { layoutPrompt } from '../synthesis.js';
-import { anonymise, anonymousPrompt, anonymousSections, answersFollow, labelList, type IndexedAnswer, type ShownCandidate, type StrategyPrompt } from './anonymise.js';
+import {
+  anonymise,
+  anonymousPrompt,
+  anonymousSections,
+  answersFollow,
+  labelList,
+  type IndexedAnswer,
+  type ShownCandidate,
+  type StrategyPrompt,
+} from './anonymise.js';
 import { candidateAt, fieldRest, fieldValue } from './reply-lines.js';
 
 /**
@@ -53,20 +62,29 @@ export function parseJudgeReply(reply: string, shown: readonly ShownCandidate[])
   const named = fieldValue(lines[choiceAt]!, 'choice')!;
   const choice = candidateAt(named, shown);
   if (!choice) {
-    return wholeReply(reply, `the judge chose "${named}", which is none of the candidates (${labelList(shown)}), so its whole reply is the answer`);
+    return wholeReply(
+      reply,
+      `the judge chose "${named}", which is none of the candidates (${labelList(shown)}), so its whole reply is the answer`,
+    );
   }
 
   const answerAt = lines.findIndex((line, i) => i > choiceAt && fieldValue(line, 'answer') !== undefined);
   if (answerAt >= 0) return verdict(reply, choice, reasonText(lines.slice(choiceAt + 1, answerAt)), answerAfter(lines, answerAt), []);
   // No marker: a REASON line right after the choice is the reason, and the rest the answer.
   const reason = reasonText(lines.slice(choiceAt + 1, choiceAt + 2));
-  const rest = lines.slice(choiceAt + (reason === undefined ? 1 : 2)).join('\n').trim();
-  return verdict(reply, choice, reason, rest, ['the judge wrote no ANSWER marker; its answer is taken to be everything after the choice and reason']);
+  const rest = lines
+    .slice(choiceAt + (reason === undefined ? 1 : 2))
+    .join('\n')
+    .trim();
+  return verdict(reply, choice, reason, rest, [
+    'the judge wrote no ANSWER marker; its answer is taken to be everything after the choice and reason',
+  ]);
 }
 
 function verdict(reply: string, choice: ShownCandidate, reason: string | undefined, answer: string, warnings: string[]): JudgeVerdict {
   const read = { choice, ...(reason === undefined ? {} : { reason }) };
-  if (answer === '') return { ...read, ...wholeReply(reply, 'the judge returned no answer after its choice, so its whole reply is the answer') };
+  if (answer === '')
+    return { ...read, ...wholeReply(reply, 'the judge returned no answer after its choice, so its whole reply is the answer') };
   return { ...read, answer, warnings };
 }
 

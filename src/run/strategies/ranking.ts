@@ -45,7 +45,8 @@ export function parseRanking(reply: string, shown: readonly ShownCandidate[]): R
     else order.push(candidate.index);
   }
   const forgotten = shown.filter((candidate) => !order.includes(candidate.index));
-  if (order.length > 0 && forgotten.length > 0) warnings.push(`the ranking leaves out ${forgotten.map((candidate) => `Candidate ${candidate.label}`).join(', ')}`);
+  if (order.length > 0 && forgotten.length > 0)
+    warnings.push(`the ranking leaves out ${forgotten.map((candidate) => `Candidate ${candidate.label}`).join(', ')}`);
   if (order.length === 0) warnings.push('the RANKING line names none of the candidates shown');
   return { order, warnings };
 }
@@ -80,5 +81,7 @@ export function aggregateRankings(verdicts: readonly RankerVerdict[], candidates
     const score = points.length === 0 ? 0 : points.reduce((sum, value) => sum + value, 0) / points.length;
     return { ...candidate, score, rankers: points.length, firsts };
   });
-  return entries.sort((a, b) => b.score - a.score || b.firsts - a.firsts || a.label.length - b.label.length || a.label.localeCompare(b.label));
+  return entries.sort(
+    (a, b) => b.score - a.score || b.firsts - a.firsts || a.label.length - b.label.length || a.label.localeCompare(b.label),
+  );
 }
