@@ -68,7 +68,9 @@ describe('the README', () => {
   });
 
   it('gives the two developer commands, the second being the one CI runs', () => {
-    expect(readme).toContain('npm ci      # installs and builds (dist/)\nnpm test    # typechecks and runs every test');
+    expect(readme).toContain(
+      'npm ci      # installs and builds (dist/)\nnpm test    # typechecks, checks the formatting (prettier) and runs every test',
+    );
     expect(read('.ci/run')).toMatch(/\nnpm test\n?$/);
   });
 });

@@ -248,13 +248,7 @@ describe('cancellation', () => {
   it('stops the run and every upstream request when the user cancels', async () => {
     const harness = await start({ ...slowThird('stop', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
     const abortedBefore = fake.aborted;
-    const controller = new AbortController();
-    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(
-      async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2,
-    );
-    controller.abort();
-    await expect(pending).rejects.toThrow();
+    await cancelAfterTwoAnswers(harness);
     await waitFor(() => fake.aborted === abortedBefore + 1);
     const record = (await harness.app.service.list(1))[0]!.state;
     await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
@@ -293,16 +287,19 @@ describe('cancellation', () => {
   });
 });
 
+/** The user stops a call of `q` once two of its models have answered. */
+async function cancelAfterTwoAnswers(harness: Harness): Promise<void> {
+  const controller = new AbortController();
+  const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
+  await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2);
+  controller.abort();
+  await expect(pending).rejects.toThrow();
+}
+
 describe('a stopped run', () => {
   it('is taken over by the same request, which reuses every saved answer and asks only the models that have none', async () => {
     const harness = await start({ ...slowThird('restart', 3000), PARALLEL_LLM_BUDGET_MS: '20000' });
-    const controller = new AbortController();
-    const pending = processPrompt(harness, { prompt: 'q' }, { signal: controller.signal });
-    await waitFor(
-      async () => (await harness.app.service.list(1))[0]?.state?.candidates.filter((c) => c.status === 'answered').length === 2,
-    );
-    controller.abort();
-    await expect(pending).rejects.toThrow();
+    await cancelAfterTwoAnswers(harness);
     await waitFor(async () => (await harness.app.service.list(1))[0]?.state?.status === 'cancelled');
     fake.on('restart/three', { answer: 'three from restart', delayMs: 20 });
     const { text, data } = await processPrompt(harness, { prompt: 'q' });
