@@ -8,6 +8,7 @@ import { Disk } from '../src/store/disk.js';
 import { FileWriter } from '../src/store/file-writer.js';
 import { tempDir } from './support/harness.js';
 import { projectRoot } from './support/install.js';
+import { waitFor } from './support/wait.js';
 
 /** A batch of text written to the temporary file (not the rename that publishes it). */
 const isBatch = (what: string) => what.startsWith('writing') && what.endsWith('.tmp');
@@ -98,11 +99,9 @@ describe('FileWriter', () => {
   it('writes what it has once the batch’s time is up, though no more text comes', async () => {
     const { staging, writer } = await writerIn({ batchChars: 1000, batchMs: 20 });
     writer.write('a slow model');
-    await sleep(200);
-    expect(await temporaryText(staging)).toBe('a slow model');
+    await waitFor(async () => (await temporaryText(staging)) === 'a slow model');
     writer.write(', later');
-    await sleep(200);
-    expect(await temporaryText(staging)).toBe('a slow model, later');
+    await waitFor(async () => (await temporaryText(staging)) === 'a slow model, later');
     await writer.discard();
   });
 
