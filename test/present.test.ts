@@ -296,6 +296,8 @@ describe('errors in words', () => {
       `Cost: no new cost: this call reused run ${RUN_ID}, which cost $0.0223, 3,600 tokens (2,800 in, 800 out), 52.3 s when it ran.`,
     );
     expect(data).toMatchObject({ joined: 'attached', new_cost: 0, totals: { cost: 0.0223 } });
+    expect(text.split('\n')[0]).toMatch(new RegExp(` Reused run ${RUN_ID}, no new cost\\.$`));
+    expect(data.summary).toBe(text.split('\n')[0]);
   });
 
   it('counts answers reused after a stop as paid before, not now', () => {

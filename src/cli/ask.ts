@@ -78,7 +78,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     const answered = !STATUS[status].isError && status !== 'interrupted';
     const shown = shownTexts(view, WHOLE);
     const notice = service.notice;
-    process.stderr.write(`\n${headline(view.state)}\n\n`);
+    process.stderr.write(`\n${headline(view.state, undefined, joined)}\n\n`);
     // --json: the tool's structuredContent, answers included, for scripts.
     if (input.options.json) {
       const structured = structuredResult(view, shown, {

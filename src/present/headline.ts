@@ -1,14 +1,18 @@
 import type { CandidateRecord, RunState } from '../run/record.js';
+import type { Joined } from '../run/service.js';
 import { finalPhrase } from './strategy.js';
 import { briefError, capitalised, count } from './words.js';
 
 /**
  * The one plain line a result begins with: what the user got and what is missing, in words a
- * person (and the calling model) can act on.
+ * person (and the calling model) can act on, and what the run cost; a call that joined a run
+ * already paid for says it paid nothing, not that cost again.
  */
-export function headline(record: RunState, poll?: number): string {
+export function headline(record: RunState, poll?: number, joined?: Joined): string {
   const line = situation(record, poll);
-  return record.status === 'running' || record.totals.cost === undefined ? line : `${line} Cost $${record.totals.cost.toFixed(4)}.`;
+  if (record.status === 'running') return line;
+  if (joined === 'attached') return `${line} Reused run ${record.run_id}, no new cost.`;
+  return record.totals.cost === undefined ? line : `${line} Cost $${record.totals.cost.toFixed(4)}.`;
 }
 
 function situation(record: RunState, poll: number | undefined): string {

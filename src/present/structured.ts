@@ -1,8 +1,7 @@
 import type { StructuredResult } from './output-schema.js';
 import type { TokenUsage } from '../openrouter/client.js';
 import type { CandidateRecord, ModelError, RankerRecord, RunState, SynthesisAttempt, WorstCaseRecord } from '../run/record.js';
-import type { Joined } from '../run/service.js';
-import type { RunView } from '../run/service.js';
+import type { Joined, RunView } from '../run/service.js';
 import { newCost } from './cost.js';
 import { headline, nextCall } from './headline.js';
 import type { Shown } from './shown.js';
@@ -25,7 +24,7 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
   return {
     run_id: record.run_id,
     status: record.status,
-    summary: headline(record, options.poll),
+    summary: headline(record, options.poll, options.joined),
     next_step: nextStep(record, options.poll),
     next_call: record.status === 'running' && options.poll !== undefined ? nextCall(record.run_id, options.poll) : null,
     answer: options.withAnswers ? (shown.answer?.text ?? null) : null,

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import type { CandidateRecord, RunState } from '../run/record.js';
-import type { RunView } from '../run/service.js';
+import type { Joined, RunView } from '../run/service.js';
 import { headline } from './headline.js';
 import type { Shown } from './shown.js';
-import type { Joined } from '../run/service.js';
 import { costLine } from './cost.js';
 import { reasoningLine, settingsLine, strategyLines } from './strategy.js';
 import { count, describeError, seconds } from './words.js';
@@ -15,7 +14,7 @@ import { count, describeError, seconds } from './words.js';
  */
 export function resultText(view: RunView, shown: Shown, options: TextOptions): string {
   const body = options.withAnswers ? answersText(view.state, shown) : '';
-  return [headline(view.state, options.poll), body, `---\n${footer(view, options)}`].filter(Boolean).join('\n\n');
+  return [headline(view.state, options.poll, options.joined), body, `---\n${footer(view, options)}`].filter(Boolean).join('\n\n');
 }
 
 export interface TextOptions {

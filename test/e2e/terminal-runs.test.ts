@@ -62,6 +62,7 @@ describe('ask and the run host', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('synthesis for ask-killed\n');
     expect(again.stderr).toMatch(/Cost: no new cost: this call reused run \S+, which cost/);
+    expect(again.stderr).toMatch(/^All 2 models answered; synthesized by ask-killed\/synth\. Reused run \S+, no new cost\.$/m);
     expect(asked()).toEqual([1, 1, 1]);
   }, 20_000);
 });
