@@ -1,3 +1,4 @@
+import { isPlainObject } from '../plain-object.js';
 import { badBody } from './error-map.js';
 import { completionBodySchema, type CompletionBody } from './schemas.js';
 
@@ -30,7 +31,7 @@ export function parseBody(text: string): CompletionBody {
  * and choices whose parts hold plain strings. Unknown fields pass, as in the loose schema.
  */
 function isPlainBody(value: unknown): value is CompletionBody {
-  if (!isObject(value) || value.error != null) return false;
+  if (!isPlainObject(value) || value.error != null) return false;
   if (!isOptionalString(value.id) || !isOptionalString(value.model) || !isOptionalString(value.provider)) return false;
   const choices = value.choices;
   if (choices == null) return true;
@@ -41,7 +42,7 @@ function isPlainBody(value: unknown): value is CompletionBody {
 
 function isPlainChoice(choice: unknown): boolean {
   return (
-    isObject(choice) &&
+    isPlainObject(choice) &&
     choice.error == null &&
     isOptionalString(choice.finish_reason) &&
     isPlainPart(choice.delta) &&
@@ -51,8 +52,9 @@ function isPlainChoice(choice: unknown): boolean {
 
 function isPlainPart(part: unknown): boolean {
   if (part == null) return true;
-  return isObject(part) && isOptionalString(part.content) && isOptionalString(part.reasoning) && isOptionalString(part.reasoning_content);
+  return (
+    isPlainObject(part) && isOptionalString(part.content) && isOptionalString(part.reasoning) && isOptionalString(part.reasoning_content)
+  );
 }
 
 const isOptionalString = (value: unknown) => value == null || typeof value === 'string';
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

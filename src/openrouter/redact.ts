@@ -131,9 +131,9 @@ export class Redactor {
   }
 }
 
-/** ASCII characters that end a token (TOKEN_END's), by code: looked up, not matched, since every streamed piece is scanned. */
+/** TOKEN_END's ASCII characters, by code: looked up, not matched, since every streamed piece is scanned. */
 const ASCII_TOKEN_END = new Uint8Array(128);
-for (const char of ' \t\n\v\f\r"\'`,;)}]') ASCII_TOKEN_END[char.charCodeAt(0)] = 1;
+for (let code = 0; code < 128; code++) if (TOKEN_END.test(String.fromCharCode(code))) ASCII_TOKEN_END[code] = 1;
 
 /** Where the last token of `text` ends: the index of its last token-ending character, or -1. */
 function lastTokenEnd(text: string): number {

@@ -1,3 +1,5 @@
+import { isPlainObject } from '../plain-object.js';
+
 /** Token counts and cost of one call, each only where the upstream reported it sensibly. */
 export interface TokenUsage {
   prompt_tokens?: number;
@@ -23,8 +25,8 @@ const KEYS = ['prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'total_t
  * usage report must not cost a good answer. Undefined when nothing usable was reported.
  */
 export function convertUsage(raw: unknown): TokenUsage | undefined {
-  if (!isRecord(raw)) return undefined;
-  const details = isRecord(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
+  if (!isPlainObject(raw)) return undefined;
+  const details = isPlainObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   const found: Record<(typeof KEYS)[number], unknown> = {
     prompt_tokens: raw.prompt_tokens,
     completion_tokens: raw.completion_tokens,
@@ -57,8 +59,4 @@ function figure(value: unknown): number | undefined {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isFinite(number)) return undefined;
   return number >= 0 && number <= MAX_FIGURE ? number : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
@@ -130,8 +131,7 @@ function parseClaim(text: string | undefined): Claim | undefined {
   try {
     const value = JSON.parse(text ?? '') as Partial<Claim>;
     const { run_id, owner, at } = value;
-    const ownerIsObject = typeof owner === 'object' && owner !== null && !Array.isArray(owner);
-    return typeof run_id === 'string' && typeof at === 'string' && ownerIsObject ? { run_id, owner, at } : undefined;
+    return typeof run_id === 'string' && typeof at === 'string' && isPlainObject(owner) ? { run_id, owner, at } : undefined;
   } catch {
     return undefined;
   }
