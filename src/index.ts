@@ -9,7 +9,7 @@ import { createLogger } from './log/logger.js';
 import { LineTransport } from './mcp/line-transport.js';
 import { createSetupErrorServer } from './mcp/setup-error-server.js';
 import { createServer } from './server.js';
-import { exitOnDisconnect, type Stop, type Stops } from './shutdown.js';
+import { exitOnDisconnect, type ClientGone, type Stops } from './shutdown.js';
 import { packageVersion } from './version.js';
 
 /** The entry point: reads the config, sets up logging, wires the parts, owns the process. */
@@ -118,7 +118,7 @@ async function connectStdio(server: McpServer, stops: Stops, logger: Logger): Pr
  * JSON-RPC) is answered with an error where it can be and logged, and every other call goes on;
  * the transport closes when stdout breaks: the client is gone.
  */
-function stdioTransport(stop: Stop, logger: Logger): LineTransport {
+function stdioTransport(clientGone: ClientGone, logger: Logger): LineTransport {
   const transport = new LineTransport();
   let lastError: Error | undefined;
   transport.onerror = (error) => {
@@ -126,7 +126,7 @@ function stdioTransport(stop: Stop, logger: Logger): LineTransport {
     // The message may quote the client's line: a short excerpt is enough.
     logger.warn({ error: error.message.slice(0, 300) }, 'the stdio transport reported a problem');
   };
-  transport.onclose = () => stop.gone(`stdout broke${lastError ? ` (${lastError.message.slice(0, 300)})` : ''}`);
+  transport.onclose = () => clientGone(`stdout broke${lastError ? ` (${lastError.message.slice(0, 300)})` : ''}`);
   return transport;
 }
 

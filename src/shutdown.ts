@@ -6,42 +6,38 @@ const FORCE_EXIT_MS = 1500;
 export interface Stops {
   /** The client went away (stdin ended or closed, stdout broke): its runs may finish first. */
   clientGone(): Promise<void>;
-  /** A signal, or the transport failing: stop at once, leaving the runs to be resumed. */
+  /** A signal: stop at once, leaving the runs to be resumed. */
   halted(): Promise<void>;
 }
 
-/** Ends the process the recorded way, saying why: `halt` at once (with `exitCode`), or, the client gone, after `clientGone`. */
-export interface Stop {
-  halt(reason: string, exitCode?: number): void;
-  gone(reason: string): void;
-}
+/** Ends the process the recorded way, saying why, once the client is gone: after `clientGone`. */
+export type ClientGone = (reason: string) => void;
 
 /**
  * Ends the process when the client goes away or a signal (SIGINT, SIGTERM, SIGHUP: the
  * terminal or the client's session closed) arrives. The stdio transport notices neither
- * stdin ending nor, always first, stdout breaking. Returns how to stop for the other reasons
- * the process has to end while it serves.
+ * stdin ending nor, always first, stdout breaking. Returns the way out for a client gone
+ * that only the transport sees.
  */
-export function exitOnDisconnect(stops: Stops, logger: Logger): Stop {
+export function exitOnDisconnect(stops: Stops, logger: Logger): ClientGone {
   let state: 'serving' | 'draining' | 'stopping' = 'serving';
-  const end = (work: Promise<void>, exitCode: number) =>
+  const end = (work: Promise<void>) =>
     work
       .catch((error: unknown) => logger.error({ err: error }, 'error while stopping'))
       .then(() => new Promise<void>((resolve) => logger.flush(() => resolve())))
-      .finally(() => process.exit(exitCode));
+      .finally(() => process.exit(0));
   const gone = (reason: string) => {
     if (state !== 'serving') return;
     state = 'draining';
     logger.info({ reason }, 'the client is gone: finishing the runs in progress, then exiting');
-    void end(stops.clientGone(), 0);
+    void end(stops.clientGone());
   };
-  const halt = (reason: string, exitCode = 0) => {
+  const halt = (reason: string) => {
     if (state === 'stopping') return;
     state = 'stopping';
-    if (exitCode === 0) logger.info({ reason }, 'shutting down');
-    else logger.error({ reason, exitCode }, `shutting down: ${reason}`);
-    setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
-    void end(stops.halted(), exitCode);
+    logger.info({ reason }, 'shutting down');
+    setTimeout(() => process.exit(0), FORCE_EXIT_MS).unref();
+    void end(stops.halted());
   };
   process.stdin.once('end', () => gone('stdin ended'));
   process.stdin.once('close', () => gone('stdin closed'));
@@ -49,10 +45,5 @@ export function exitOnDisconnect(stops: Stops, logger: Logger): Stop {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     gone(error.code === 'EPIPE' ? 'stdout closed (EPIPE)' : `stdout error ${error.code ?? error.message}`);
   });
-  return {
-    halt: (reason, exitCode) => {
-      if (state === 'serving') halt(reason, exitCode);
-    },
-    gone,
-  };
+  return gone;
 }

@@ -10,7 +10,7 @@ import { answersText, footer } from '../present/text.js';
 import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS, type RunState } from '../run/record.js';
-import { runRequest, type RunRequest } from '../run/request.js';
+import { runRequest } from '../run/request.js';
 import { packageVersion } from '../version.js';
 import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
@@ -28,16 +28,14 @@ export async function runAsk(args: string[], readConfig: () => Config): Promise<
   return askPrompt(readConfig(), input);
 }
 
-/** The run ask asks for: the prompt, with the flags' settings over the configuration's. */
-export const askRequest = (config: Config, input: AskInput): RunRequest => runRequest(input.prompt, input.options.settings, config);
-
 /**
  * Runs the request in the run host (or here, where there is none) and follows it to its end.
  * Ctrl-C stops the run and its billing; anything else that ends this process (closing the
  * terminal, a kill) leaves the run going, and the same command again picks it up.
  */
 async function askPrompt(config: Config, input: AskInput): Promise<number> {
-  const request = askRequest(config, input);
+  // The prompt, with the flags' settings over the configuration's.
+  const request = runRequest(input.prompt, input.options.settings, config);
   if (request.prompt.length > config.maxPromptChars) {
     process.stderr.write(
       `parallel-llm-mcp: the prompt has ${request.prompt.length} characters, more than PARALLEL_LLM_MAX_PROMPT_CHARS (${config.maxPromptChars})\n`,

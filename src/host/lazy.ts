@@ -18,7 +18,7 @@ export function faceRunService(config: Config, logger: Logger, version: string):
 }
 
 /** How a face reaches the runs. */
-export interface RunAccess {
+interface RunAccess {
   /** Where runs execute: the run host, started if need be, or this process where no host can be. */
   execute(): Promise<RunService>;
   /** The run host if one is running now; never starts one. */
@@ -32,7 +32,7 @@ export interface RunAccess {
  * and lists its tools and resources without starting a host; the first run starts one (or finds
  * it). Reading a run before that uses the host if one is running, else the run folders.
  */
-export function lazyRunService(access: RunAccess): RunService {
+function lazyRunService(access: RunAccess): RunService {
   let chosen: RunService | undefined;
   const listeners: Array<() => void> = [];
   const adopt = (service: RunService) => {

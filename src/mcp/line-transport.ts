@@ -7,7 +7,7 @@ import { LineSplitter, type Line } from './line-splitter.js';
 import { requestIdOf, salvageRequestId } from './line-salvage.js';
 
 /** Longer lines are let go unread: no MCP message of ours comes near it, and memory stays bounded. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** How much of each end of a line is searched for a request's id when it cannot be served. */
 const EXCERPT_CHARS = 1024;
 /** How much of a line that cannot be served is quoted in the report: enough to recognise it. */

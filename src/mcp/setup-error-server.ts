@@ -11,7 +11,7 @@ const WHERE_TO_FIX =
   'or in a .env file in the folder the client starts the server in; then restart the server. `parallel-llm-mcp doctor` checks the whole setup.';
 
 /** The text every tool call answers with while the setup is broken. */
-export const setupErrorText = (problem: string) => `parallel-llm-mcp cannot run: ${sentence(problem)}\n${WHERE_TO_FIX}`;
+const setupErrorText = (problem: string) => `parallel-llm-mcp cannot run: ${sentence(problem)}\n${WHERE_TO_FIX}`;
 
 /**
  * The server for a broken setup (a missing key, a bad variable, a log file that cannot be

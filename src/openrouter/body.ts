@@ -4,7 +4,7 @@ import { UpstreamError } from '../errors.js';
  * The most of a body we read whole (a JSON answer, an error): 64 MiB, room for an answer at the
  * stored-answer cap (16 Mi characters) in any script. A larger body is refused, not held.
  */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * The whole body as one string. undici hands over Buffers cut wherever the network cut them,

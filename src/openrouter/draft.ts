@@ -29,7 +29,7 @@ const JOIN_EVERY = 1024;
  * into flat strings every so often: a string grown by `+=` from millions of pieces is a rope
  * of millions of nodes, many times the text's size.
  */
-export class KeptText {
+class KeptText {
   private joined: string[] = [];
   private recent: string[] = [];
   length = 0;

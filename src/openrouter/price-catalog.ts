@@ -7,9 +7,9 @@ import { PriceTable, type PriceRow } from './prices.js';
 /** Prices change a few times a month; an hour old is fresh enough for an estimate. */
 export const PRICES_MAX_AGE_MS = 60 * 60_000;
 /** A call waits at most this long for prices before it is refused or proceeds without them. */
-export const PRICES_FETCH_LIMIT_MS = 10_000;
+const PRICES_FETCH_LIMIT_MS = 10_000;
 /** After a failed refresh the old prices serve this long before the next attempt. */
-export const PRICES_RETRY_AFTER_MS = 60_000;
+const PRICES_RETRY_AFTER_MS = 60_000;
 
 export interface Prices {
   table: PriceTable;

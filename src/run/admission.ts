@@ -35,7 +35,7 @@ export interface Admitted {
  * a finished earlier run; under a ceiling, the worst case must fit at prices that can be read.
  * Without a ceiling nothing waits for prices: the worst case is recorded when they are at hand.
  */
-export async function admit(
+async function admit(
   request: RunRequest,
   ceilingUsd: number | undefined,
   saved: readonly number[],

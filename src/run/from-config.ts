@@ -41,6 +41,6 @@ export function localRuns(
 }
 
 /** Where requests go and who pays: the same prompt sent elsewhere, or with another key, is another request. */
-export function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
+function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
   return `${config.baseUrl} ${createHash('sha256').update(config.apiKey).digest('hex').slice(0, 16)}`;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { LEASE_FRESH_MS, type Leases } from '../store/leases.js';
-import { withTimeLimit } from '../store/time-limit.js';
+import { DEFAULT_OP_TIMEOUT_MS, withTimeLimit } from '../store/time-limit.js';
 import { packageVersion } from '../version.js';
 import { readOwnKernelView, readProcStat, type KernelView } from './proc-stat.js';
 import type { Owner } from './record.js';
@@ -18,13 +18,10 @@ export interface OwnerIdentity extends Owner, Partial<KernelView> {
 export interface AliveOptions {
   /** A lease untouched for this long is a process gone. */
   leaseFreshMs?: number;
-  /** The limit on reading /proc or the lease. */
-  opTimeoutMs?: number;
 }
 
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
-const DEFAULT_OP_TIMEOUT_MS = 5000;
 
 /** The owners made in this process: alive as long as it is. */
 const ours = new Set<string>();
@@ -49,7 +46,7 @@ export function currentOwner(): OwnerIdentity {
 }
 
 /** What this process knows of a run of its own: whether it still runs it; undefined for another process's run. */
-export function ownVerdict(subject: { run_id: string; owner: Owner }): boolean | undefined {
+function ownVerdict(subject: { run_id: string; owner: Owner }): boolean | undefined {
   return ours.has(subject.owner.instance) ? running.has(subject.run_id) : undefined;
 }
 
@@ -74,9 +71,8 @@ export async function alive(subject: { run_id: string; owner: Owner }, leases: L
  */
 export async function processAlive(owner: OwnerIdentity, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
   if (ours.has(owner.instance)) return true;
-  const timeoutMs = options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS;
   if (sameKernelView(owner)) {
-    const reading = withTimeLimit(timeoutMs, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
+    const reading = withTimeLimit(DEFAULT_OP_TIMEOUT_MS, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
     const stat = await reading.catch(() => null);
     // null: /proc could not be read, so the lease tells.
     if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
@@ -90,7 +86,7 @@ export async function processAlive(owner: OwnerIdentity, leases: Leases, options
  * yet upgraded, still running its run): whether its pid is there, on this host. Our own pid is
  * a previous life of it; 0 or a negative pid (a process group, every process) is nobody.
  */
-export function pidExists(pid: number): boolean {
+function pidExists(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);

@@ -17,7 +17,7 @@ export interface Batching {
  * frees), so it dies young. 200 ms keeps a slow model's file close behind it. Past four batches
  * not yet written, the writer asks to be waited for.
  */
-export const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
+const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
 
 /**

@@ -6,7 +6,7 @@ import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 /** How often a process that runs runs touches its lease. */
-export const LEASE_TOUCH_MS = 10_000;
+const LEASE_TOUCH_MS = 10_000;
 /** A lease untouched for this long is a process gone: several touches missed in a row. */
 export const LEASE_FRESH_MS = 45_000;
 

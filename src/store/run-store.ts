@@ -9,6 +9,7 @@ import { Leases } from './leases.js';
 import { FILE_NAME, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
+import { DEFAULT_OP_TIMEOUT_MS } from './time-limit.js';
 
 export { StoreError, type StoreErrorCode } from './store-error.js';
 export { fileSafe, isRunId, newRunId } from './names.js';
@@ -21,8 +22,6 @@ export interface StoreOptions {
   /** When a write made with `catchUp` is tried again after it failed. */
   catchUp?: Backoff;
 }
-
-const DEFAULT_OP_TIMEOUT_MS = 5000;
 
 /**
  * Where runs are saved: one new folder per run under the output folder, named so that

@@ -1,5 +1,8 @@
 import { StoreError } from './store-error.js';
 
+/** How long one step on the disk may take, unless the store is told otherwise. */
+export const DEFAULT_OP_TIMEOUT_MS = 5000;
+
 /**
  * Runs `work` with a deadline. A file system can stop answering (a dead network mount, a
  * loop in Node under /proc), and that must not hold a call for ever: past `ms` the promise
