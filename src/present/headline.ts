@@ -42,7 +42,7 @@ function situation(record: RunState, poll: number | undefined): string {
 }
 
 /** How to wait for the rest: with the poll number when the caller has one, so that no two calls in a row are the same. */
-function getRunAdvice(record: RunState, poll: number | undefined): string {
+export function getRunAdvice(record: RunState, poll: number | undefined): string {
   return poll === undefined
     ? `Call get_run with run_id "${record.run_id}"`
     : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)}`;

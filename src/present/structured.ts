@@ -3,7 +3,7 @@ import type { TokenUsage } from '../openrouter/client.js';
 import type { CandidateRecord, ModelError, RankerRecord, RunState, SynthesisAttempt, WorstCaseRecord } from '../run/record.js';
 import type { Joined, RunView } from '../run/service.js';
 import { newCost } from './cost.js';
-import { headline, nextCall } from './headline.js';
+import { getRunAdvice, headline, nextCall } from './headline.js';
 import type { Shown } from './shown.js';
 import { inFolder } from './text.js';
 
@@ -26,7 +26,7 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
     status: record.status,
     summary: headline(record, options.poll, options.joined),
     next_step: nextStep(record, options.poll),
-    next_call: record.status === 'running' && options.poll !== undefined ? nextCall(record.run_id, options.poll) : null,
+    next_call: running && options.poll !== undefined ? nextCall(record.run_id, options.poll) : null,
     answer: options.withAnswers ? (shown.answer?.text ?? null) : null,
     answer_chars: shown.answer?.chars ?? null,
     answer_cut: shown.answer?.cut ?? false,
@@ -64,10 +64,7 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
 }
 
 function nextStep(record: RunState, poll: number | undefined): string | null {
-  if (record.status === 'running')
-    return poll === undefined
-      ? `Call get_run with run_id "${record.run_id}" to wait for the synthesis.`
-      : `Call get_run with ${JSON.stringify(nextCall(record.run_id, poll).arguments)} to wait for the synthesis.`;
+  if (record.status === 'running') return `${getRunAdvice(record, poll)} to wait for the synthesis.`;
   if (record.status === 'interrupted' || record.status === 'cancelled')
     return 'Call process_prompt again with the same input to resume the run: saved answers are reused, not paid again.';
   return null;
