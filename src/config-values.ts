@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
 
@@ -36,17 +37,26 @@ export const modelList = z.preprocess(
     .optional(),
 );
 
+/** A word in any case, around any spaces: lowered and trimmed (blank is unset). */
+const lowerTrimmed = (value: unknown) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value);
+
 /** One of `values`, in any case, around any spaces. */
 export const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess(
-    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
-    z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional(),
-  );
+  z.preprocess(lowerTrimmed, z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional());
 
 export const booleanFlag = z.preprocess(
-  (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+  lowerTrimmed,
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
     .transform((flag) => ['true', '1', 'yes'].includes(flag))
+    .optional(),
+);
+
+/** A folder, as an absolute path: clients often start servers in `/`, so a relative one would be relative to what? */
+export const absoluteDir = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' })
     .optional(),
 );

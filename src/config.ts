@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
-import { blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './config-values.js';
+import { absoluteDir, blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './config-values.js';
 
 export { MAX_TIMER_MS } from './config-values.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
@@ -129,14 +129,7 @@ const envSchema = z.object({
     ': a longer prompt does not fit in one message of an MCP stdio transport (10 MiB)',
   ),
   PARALLEL_LLM_MAX_ANSWER_CHARS: integer(1000, MAX_ANSWER_CHARS),
-  // Relative to what? Clients often start servers in `/`, so only an absolute path is clear.
-  PARALLEL_LLM_OUTPUT_DIR: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' })
-      .optional(),
-  ),
+  PARALLEL_LLM_OUTPUT_DIR: absoluteDir,
   PARALLEL_LLM_SAVE_OUTPUTS: booleanFlag,
   PARALLEL_LLM_LOG_LEVEL: oneOf(LOG_LEVELS),
   PARALLEL_LLM_LOG_FILE: z.preprocess(blankToUndefined, z.string().optional()),
@@ -150,13 +143,7 @@ const envSchema = z.object({
   ),
   PARALLEL_LLM_REASONING_EFFORT: oneOf(REASONING_EFFORTS),
   PARALLEL_LLM_RUN_HOST: oneOf(['auto', 'off'] as const),
-  PARALLEL_LLM_HOST_DIR: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .refine((dir) => path.isAbsolute(dir), { error: 'must be an absolute path' })
-      .optional(),
-  ),
+  PARALLEL_LLM_HOST_DIR: absoluteDir,
   PARALLEL_LLM_HOST_IDLE_MS: duration(),
 });
 
