@@ -52,8 +52,7 @@ function whyNot(run: Pick<RunState, 'run_id' | 'status'>): Result<never, string>
 }
 
 async function fromFolder(stored: StoredRun, record: RunRecord, maxChars: number): Promise<EarlierRun> {
-  const read = (file: string | undefined) =>
-    file ? stored.folder.readStart(file, maxChars * 3 + 4).catch(() => undefined) : Promise.resolve(undefined);
+  const read = async (file: string | undefined) => (file ? stored.readText(file, maxChars) : undefined);
   const answers = await Promise.all(
     record.candidates.map((candidate) => read(candidate.status === 'answered' ? candidate.file : undefined)),
   );

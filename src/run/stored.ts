@@ -104,14 +104,13 @@ export class StoredRun {
   /** The texts a result shows, each read up to `maxChars` characters: the synthesis, or else every saved answer. */
   async texts(maxChars: number): Promise<{ record: RunRecord; texts: RunTexts }> {
     const record = structuredClone(this.effective());
-    const maxBytes = maxChars * 3 + 4;
-    const answer = record.synthesis.file ? await this.read(record.synthesis.file, maxBytes) : undefined;
+    const answer = record.synthesis.file ? await this.readText(record.synthesis.file, maxChars) : undefined;
     const answers = new Map<number, string>();
     if (answer === undefined) {
       const names = new Set(await this.folder.list().catch(() => []));
       for (const [i, candidate] of record.candidates.entries()) {
         const file = savedAnswerFile(candidate, names, record.status === 'interrupted');
-        const text = file && (await this.read(file, maxBytes));
+        const text = file && (await this.readText(file, maxChars));
         if (text === undefined || !file) continue;
         answers.set(i, text);
         if (candidate.status !== 'answered') record.candidates[i] = recovered(candidate, file, text);
@@ -129,8 +128,9 @@ export class StoredRun {
     if (again.ok) this.record = again.value;
   }
 
-  private read(name: string, maxBytes: number): Promise<string | undefined> {
-    return this.folder.readStart(name, maxBytes).catch(() => undefined);
+  /** The start of a text file of the run, enough bytes for `maxChars` characters (3 bytes at most each, and a few more); undefined if unreadable. */
+  readText(name: string, maxChars: number): Promise<string | undefined> {
+    return this.folder.readStart(name, maxChars * 3 + 4).catch(() => undefined);
   }
 }
 
