@@ -39,8 +39,7 @@ export class Disk {
 
   /** The folder of `target` and the staging folder, made again where they were removed. */
   async remakeFolders(target: string, signal: AbortSignal): Promise<void> {
-    await remakeBelow(this.rootDir, path.dirname(target), signal);
-    await remakeBelow(this.rootDir, this.stagingDir, signal);
+    await remakeBelow(this.rootDir, [path.dirname(target), this.stagingDir], signal);
   }
 
   /**

@@ -42,21 +42,26 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
 }
 
 /**
- * Makes again (0700) the folders from the output folder `root` down to `dir`, one level at a
- * time, after someone removed them mid-run: the root only if its parent is there, and checked
- * again as at the start; each folder below it made by us or found to be a real folder of ours,
- * never through a symbolic link. Nothing outside `root` is made.
+ * Makes again (0700) the folders from the output folder `root` down to each of `dirs`, one
+ * level at a time, after someone removed them mid-run: the root only if its parent is there,
+ * and checked again as at the start; each folder below it made by us or found to be a real
+ * folder of ours, never through a symbolic link. Nothing outside `root` is made.
  */
-export async function remakeBelow(root: string, dir: string, signal: AbortSignal): Promise<void> {
-  const relative = path.relative(root, dir);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) throw new StoreError('ERR_STORE_UNSAFE', `${dir} is not inside ${root}`);
+export async function remakeBelow(root: string, dirs: string[], signal: AbortSignal): Promise<void> {
+  const paths = dirs.map((dir) => {
+    const relative = path.relative(root, dir);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new StoreError('ERR_STORE_UNSAFE', `${dir} is not inside ${root}`);
+    return relative;
+  });
   await mkdir(root, { mode: 0o700 }).catch(unlessCode('EEXIST'));
   await checkRootDir(root);
-  let current = root;
-  for (const part of relative.split(path.sep).filter(Boolean)) {
-    signal.throwIfAborted();
-    current = path.join(current, part);
-    await ensurePrivateDir(current);
+  for (const relative of paths) {
+    let current = root;
+    for (const part of relative.split(path.sep).filter(Boolean)) {
+      signal.throwIfAborted();
+      current = path.join(current, part);
+      await ensurePrivateDir(current);
+    }
   }
 }
 
