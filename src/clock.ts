@@ -19,3 +19,26 @@ export class Deadline {
     return Math.max(0, this.at - monotonicNow());
   }
 }
+
+/**
+ * Runs `work` for at most `ms`: past it, `work`'s signal is aborted with `timeout()`'s error and
+ * the promise rejects with it, so that the work stops at its next step. A pending limit alone
+ * does not keep the process alive.
+ */
+export async function withinMs<T>(ms: number, work: (signal: AbortSignal) => Promise<T>, timeout: () => Error): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = timeout();
+      controller.abort(error);
+      reject(error);
+    }, ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

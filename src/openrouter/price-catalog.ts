@@ -1,4 +1,4 @@
-import { monotonicNow } from '../clock.js';
+import { monotonicNow, withinMs } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import { fetchPriceRows } from './catalog.js';
 import type { OpenRouterClient } from './client.js';
@@ -95,21 +95,13 @@ export class PriceCatalog {
     }
   }
 
-  private async loadWithinLimit(): Promise<PriceRow[]> {
+  private loadWithinLimit(): Promise<PriceRow[]> {
     const limitMs = this.options.fetchLimitMs ?? PRICES_FETCH_LIMIT_MS;
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error(`no answer within ${limitMs} ms`));
-      }, limitMs);
-    });
-    try {
-      return await Promise.race([this.options.load(controller.signal), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withinMs(
+      limitMs,
+      (signal) => this.options.load(signal),
+      () => new Error(`no answer within ${limitMs} ms`),
+    );
   }
 
   private view(fetched: Fetched): Prices {

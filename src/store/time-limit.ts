@@ -1,3 +1,4 @@
+import { withinMs } from '../clock.js';
 import { StoreError } from './store-error.js';
 
 /** How long one step on the disk may take, unless the store is told otherwise. */
@@ -9,21 +10,6 @@ export const DEFAULT_OP_TIMEOUT_MS = 5000;
  * rejects with ERR_STORE_TIMEOUT and `signal` is aborted, so that the work stops at its
  * next step instead of landing late over something newer.
  */
-export async function withTimeLimit<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`);
-      controller.abort(error);
-      reject(error);
-    }, ms);
-    // A pending deadline alone must not keep the process alive.
-    timer.unref();
-  });
-  try {
-    return await Promise.race([work(controller.signal), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withTimeLimit<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
 }
