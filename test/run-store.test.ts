@@ -179,7 +179,8 @@ describe('RunStore: run folders, files and the index', () => {
   it('opens an existing run by id, and nothing else: no malformed id, no link, no file, no absent folder', async () => {
     const root = await tempDir();
     const store = new RunStore(root);
-    const folder = await store.createRun();
+    // Letters in its random part, so that the id in capitals below is another id (a random one is all digits 2% of the time).
+    const folder = await store.createRun('2026-01-02T03-04-05.678Z_0a1b2c3d');
     expect((await store.openRun(folder.name))?.dir).toBe(folder.dir);
 
     const elsewhere = await tempDir();
