@@ -11,12 +11,12 @@ import type { HostPaths } from './paths.js';
 import { HOST_NAME } from './protocol.js';
 import { connect } from './socket.js';
 import { socketTransport } from '../mcp/line-transport.js';
+import { NOFOLLOW } from '../open-flags.js';
 
 /** How long a face waits for a run host to be there: started by itself or by another face. */
 const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /**
  * The run host's memory, measured on 8 calls of 5 answers of 2 MiB (bench/RESULTS.md): a young
  * generation of 4 MiB a half rather than 16 (its garbage is short-lived: stream events) takes

@@ -1,10 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config.js';
-
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-/** A FIFO in place of the file would otherwise hold the start until someone reads it. */
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
+import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
 
 /**
  * Opens PARALLEL_LLM_LOG_FILE for appending, once, at start: created 0600, never through a

@@ -2,13 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
-
-/** 0 where the platform lacks them (Windows); there symbolic links need rights users rarely have. */
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-/** So that opening a FIFO someone put in place of a file fails at once instead of waiting for a writer. */
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Our temporary files, `.<final name>.<8 hex>.tmp`: the only names the sweep may remove. */
 const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;

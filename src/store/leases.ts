@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
 import type { Disk } from './disk.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
@@ -12,9 +13,6 @@ export const LEASE_FRESH_MS = 45_000;
 
 /** An instance id as owners are made: the only names a lease file has. */
 const INSTANCE = /^[0-9a-f]{8,64}$/;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-/** So that opening a FIFO put in place of a lease fails at once instead of waiting for a reader. */
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /**
  * Leases, for the processes the kernel cannot be asked about (another machine sharing the
