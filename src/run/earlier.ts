@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../result.js';
 import { isRunId } from '../store/run-store.js';
 import type { EarlierRun } from './follow-up.js';
-import type { RunRecord, RunState, RunStatus } from './record.js';
+import { STATUS, type RunRecord, type RunState } from './record.js';
 import type { Run } from './run.js';
 import type { StoredRuns } from './stored-watch.js';
 import type { StoredRun } from './stored.js';
@@ -33,11 +33,10 @@ export async function readEarlierRun(id: string, sources: EarlierSources, maxCha
   return err(`there is no run ${id} to follow up: follow_up_of takes the run_id of a finished run, from a process_prompt result`);
 }
 
-const FOLLOWABLE: ReadonlySet<RunStatus> = new Set(['complete', 'partial', 'candidates_only']);
-
 /** Why the run cannot be followed up, or undefined when it can. */
 function whyNot(run: Pick<RunState, 'run_id' | 'status'>): Result<never, string> | undefined {
-  if (FOLLOWABLE.has(run.status)) return undefined;
+  // A finished run with an answer to build on: complete, partial, or the candidates alone.
+  if (STATUS[run.status].settled && STATUS[run.status].reusable) return undefined;
   const id = run.run_id;
   switch (run.status) {
     case 'running':

@@ -2,7 +2,7 @@ import { err, ok, type Result } from '../result.js';
 import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
 import { candidateFile } from './files.js';
 import { alive } from './liveness.js';
-import { recordSchema, type CandidateRecord, type RunRecord } from './record.js';
+import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
 import type { RunTexts } from './view.js';
 import type { LookupError } from './service.js';
 
@@ -80,9 +80,13 @@ export class StoredRun {
     return this.record.run_id;
   }
 
-  /** The record as it stands, read again while it may still change; a damaged journal keeps the last good read. */
+  /**
+   * The record as it stands, read again while it may still change (running, or stopped and
+   * resumable by any process); a damaged journal keeps the last good read.
+   */
   async refresh(): Promise<Readonly<RunRecord>> {
-    if (this.record.status === 'running' || this.record.status === 'interrupted' || this.record.status === 'cancelled') {
+    const { settled, resumable } = STATUS[this.record.status];
+    if (!settled || resumable) {
       const read = await readRecord(this.folder, this.maxBytes);
       if (read.ok) this.record = read.value;
       await this.askOwner();
