@@ -1,21 +1,16 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
-import { VALID_KEY, startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { VALID_KEY, startFakeOpenRouter, type Behaviour } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
 
 const chat = (model: string) => ({ model, prompt: 'Why is the sky blue?', temperature: 0.7, maxTokens: 1000 });
 
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 let client: OpenRouterClient;
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 afterEach(async () => {
   await client?.close();
 });

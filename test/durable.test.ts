@@ -3,11 +3,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { readOwnKernelView, readProcStat } from '../src/run/proc-stat.js';
 import { RunFolder } from '../src/store/run-store.js';
-import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { mountTmpfs } from './support/tmpfs.js';
 import { waitFor } from './support/wait.js';
@@ -16,15 +16,10 @@ import { waitFor } from './support/wait.js';
  * Runs durable and correct under faults and attack (issue 18): nothing reported that is not on
  * disk, nothing paid twice, nothing stuck; real files, real processes, a real full file system.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 const startClosedAfterEach = harnessesClosedAfterEach();
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 function models(prefix: string, slowMs = 20, synthesis: { answer?: string; delayMs?: number } = {}) {
   fake.on(`${prefix}/one`, { answer: `one from ${prefix}`, delayMs: 10 });

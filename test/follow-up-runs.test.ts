@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, type Harness } from './support/harness.js';
 
 /**
@@ -9,15 +9,10 @@ import { callTool, harnessesClosedAfterEach, type Harness } from './support/harn
  * earlier run, with the final answer in view; the synthesizer reads the earlier exchange; an
  * unknown or unfinished run is refused before any request.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 const start = harnessesClosedAfterEach();
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 function panel(prefix: string, answers: string[] = ['one said 4', 'two said 5']) {
   const models = answers.map((_, i) => `${prefix}/m${i + 1}`);

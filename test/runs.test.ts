@@ -1,10 +1,10 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
-import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
@@ -14,15 +14,10 @@ import { waitFor } from './support/wait.js';
  * runs out, get_run collects the rest, the same request joins its run instead of paying again,
  * only a user's stop ends a run, and an interrupted run is resumed.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 const startClosedAfterEach = harnessesClosedAfterEach();
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 const start = (env: Record<string, string> = {}, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> =>
   startClosedAfterEach(fake, env, options);
@@ -321,18 +316,20 @@ describe('a stopped run', () => {
   });
 });
 
+/** The request `q` to the harness's configured models, as the service takes it. */
+const plainRequest = ({ config }: Harness) => ({
+  prompt: 'q',
+  models: config.models,
+  synthesizers: config.synthesizerModels,
+  temperature: 0.7,
+  maxTokens: 100,
+  strategy: 'synthesize' as const,
+});
+
 describe('the same request twice at the same moment', () => {
   it('starts one run, and the second caller joins it', async () => {
     const harness = await start(slowThird('at-once', 20));
-    const { config } = harness;
-    const request = {
-      prompt: 'q',
-      models: config.models,
-      synthesizers: config.synthesizerModels,
-      temperature: 0.7,
-      maxTokens: 100,
-      strategy: 'synthesize' as const,
-    };
+    const request = plainRequest(harness);
     const [first, second] = (await Promise.all([harness.app.service.start(request), harness.app.service.start(request)])).map(mustStart);
     expect([first.joined, second.joined]).toEqual(['new', 'attached']);
     expect(second.id).toBe(first.id);
@@ -344,17 +341,7 @@ describe('the same request twice at the same moment', () => {
 describe('memory', () => {
   it('holds no finished run that is saved whole: it is found on disk, and its memory is freed', async () => {
     const harness = await start(slowThird('held', 10));
-    const { config } = harness;
-    const { id } = mustStart(
-      await harness.app.service.start({
-        prompt: 'q',
-        models: config.models,
-        synthesizers: config.synthesizerModels,
-        temperature: 0.7,
-        maxTokens: 100,
-        strategy: 'synthesize' as const,
-      }),
-    );
+    const { id } = mustStart(await harness.app.service.start(plainRequest(harness)));
     const run = new WeakRef(harness.app.runs.liveRun(id)!);
     await run.deref()!.settled;
     expect(harness.app.runs.liveRun(id)).toBeUndefined();

@@ -1,19 +1,14 @@
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VALID_KEY, startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { VALID_KEY, startFakeOpenRouter } from './support/fake-openrouter.js';
 import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 let harness: Harness;
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 afterEach(async () => {
   await harness?.close();
   fake.otherwise({ answer: 'default answer' });

@@ -1,9 +1,9 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../src/run/record.js';
 import { anonymise } from '../src/run/strategies/anonymise.js';
-import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter, type RecordedRequest } from './support/fake-openrouter.js';
+import { startFakeOpenRouter, type Behaviour, type RecordedRequest } from './support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
@@ -12,15 +12,10 @@ import { waitFor } from './support/wait.js';
  * synthesizer receive (anonymised: letters, never a model name), what the result and run.json
  * say of it, the reasoning effort sent with every request, and Self-MoA's repeated models.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 const start = harnessesClosedAfterEach();
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 const WORDS = ['ONE', 'TWO', 'THREE'];
 /** Three candidates named after `prefix`, each answering "<N>-ANSWER", and a synthesizer. */

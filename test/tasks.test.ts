@@ -1,21 +1,16 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
-import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
+import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /** MCP tasks (2025-11-25): a task-capable client runs process_prompt as a task it can poll, fetch and cancel. */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
 const startClosedAfterEach = harnessesClosedAfterEach();
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 async function start(prefix: string, slowMs: number, options: Parameters<typeof startHarness>[2] = {}): Promise<Harness> {
   fake.on(`${prefix}/one`, { answer: `one from ${prefix}`, delayMs: 20 });

@@ -1,8 +1,8 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { StructuredResult } from '../../src/present/output-schema.js';
-import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
+import { startFakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { alive, hostsUnder } from '../support/hosts.js';
 import { callTool, connect, finished, processPrompt, spawnBin, userEnv, waitFor, type Session } from './support.js';
@@ -12,14 +12,9 @@ import { callTool, connect, finished, processPrompt, spawnBin, userEnv, waitFor,
  * runs execute in the per-user run host, so whatever ends a server (the SDK's close, a fresh
  * server per call, any signal, kill -9) ends no run, and nothing is paid twice.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 /** The original's timings at 1/10 scale: candidates 0.6-9.8 s, synthesis 4.5 s. */
 const SCALED = [600, 2100, 4400, 7300, 9800];

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { hostsUnder } from '../support/hosts.js';
 import { finished, runBin, spawnBin, userEnv, waitFor } from './support.js';
@@ -8,14 +8,9 @@ import { finished, runBin, spawnBin, userEnv, waitFor } from './support.js';
  * The terminal's faces of the run host, through the installed bin: ask's runs go on in the host
  * unless Ctrl-C stops them, and `runs` and `cancel` see and stop them.
  */
-let fake: FakeOpenRouter;
+const fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });
-});
-afterAll(async () => {
-  await fake.close();
-});
+afterAll(() => fake.close());
 
 function models(prefix: string, slowMs: number) {
   fake.on(`${prefix}/one`, { answer: `one from ${prefix}`, delayMs: 20 });
