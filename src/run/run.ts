@@ -12,7 +12,6 @@ import { stateOf, type ModelError, type RunRecord, type RunState, type RunStatus
 import type { AnsweredRanker, CouncilRecord, RankerRecord, VerdictRecord } from './record.js';
 import type { RunRequest } from './request.js';
 import type { IndexedAnswer } from './strategies/anonymise.js';
-import { runTotals } from './usage.js';
 import type { RunTexts } from './view.js';
 
 /**
@@ -218,7 +217,7 @@ export class Run {
   }
 
   /**
-   * The end: the status, the totals, and the last journal entry, on disk before any waiter
+   * The end: the status, and the last journal entry (with the totals), on disk before any waiter
    * hears that the run has ended, so that a result never names what is not saved. When the disk
    * refuses it, the run still ends (its texts are in memory) with a warning, and the journal
    * catches up once the disk takes writes again.
@@ -232,7 +231,6 @@ export class Run {
     // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
     if (this.answer !== undefined) this.answers.clear();
     this.reasonings.clear();
-    record.totals = runTotals(record);
     this.savedWhole = (await this.journal.save()) && this.journal.textsNamed(this.answer !== undefined);
     this.ended = true;
     this.changes.notify();
