@@ -207,7 +207,8 @@ export class Run {
       synthesis.status = 'answered';
     }
     synthesis.attempts.push(attempt);
-    this.step();
+    // An answer ends the run at once: finish writes the journal and wakes the waiters, once, not twice in a row.
+    if (synthesis.status !== 'answered') this.step();
   }
 
   /** Synthesis will not run: nothing to synthesize, or the run was stopped. */
