@@ -1,7 +1,7 @@
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
-import { absorb, emptyDraft, type ContentSink, type Draft } from './draft.js';
+import { absorb, emptyDraft, isCapped, type ContentSink, type Draft } from './draft.js';
 import { errorFromObject } from './error-map.js';
 import { SseParser } from './sse.js';
 import type { TokenUsage } from './usage.js';
@@ -50,7 +50,7 @@ export async function readStream(
     absorb(draft, parseBody(data));
     if (draft.chars > 0) state.contentStarted = true;
     // A mid-stream error ends the answer: never hand a half answer to synthesis. So does the cap.
-    return !(draft.error || draft.finishReason === 'error' || draft.capped);
+    return !(draft.error || draft.finishReason === 'error' || isCapped(draft));
   });
   try {
     for await (const bytes of body) {
@@ -72,7 +72,7 @@ export async function readStream(
     // Leaving early closes the connection, which tells OpenRouter to stop generating.
     if (!done && !body.destroyed) body.destroy();
   }
-  if (!done && draft.finishReason === undefined && !draft.capped) {
+  if (!done && draft.finishReason === undefined && !isCapped(draft)) {
     // The connection ended cleanly, but the answer did not: a proxy cut it short.
     throw new UpstreamError({ kind: 'network', message: 'the stream ended before the answer was complete (no finish_reason, no [DONE])' });
   }
@@ -114,8 +114,8 @@ export function completionFrom(draft: Draft, maxTokens: number): DecodedCompleti
     chars: draft.chars,
     reasoning: draft.reasoning.text(),
     finishReason: draft.finishReason,
-    truncated: draft.finishReason === 'length' || draft.capped,
-    ...(draft.capped ? { cutShort: cutShortMessage(draft) } : {}),
+    truncated: draft.finishReason === 'length' || isCapped(draft),
+    ...(isCapped(draft) ? { cutShort: cutShortMessage(draft) } : {}),
     usage: draft.usage,
     provider: draft.provider,
   };
@@ -130,7 +130,7 @@ function noContentError(draft: Draft, maxTokens: number): UpstreamError {
   const text = draft.reasoning.text();
   const reasoning = text.trim() === '' ? undefined : text;
   const after = reasoning ? `, after ${characters(reasoning.length)} of reasoning` : '';
-  if (draft.capped) return new UpstreamError({ kind: 'truncated', message: `${cutShortMessage(draft)}, with no answer yet`, reasoning });
+  if (isCapped(draft)) return new UpstreamError({ kind: 'truncated', message: `${cutShortMessage(draft)}, with no answer yet`, reasoning });
   if (draft.finishReason === 'length') {
     return new UpstreamError({ kind: 'truncated', message: `max_tokens (${maxTokens}) ran out before any answer${after}`, reasoning });
   }

@@ -64,8 +64,6 @@ export interface Draft {
   provider: string | undefined;
   /** The most characters of answer, or of reasoning, we take. */
   capChars: number;
-  /** The answer or its reasoning reached `capChars`: we read no more. */
-  capped: boolean;
   /** The sink's last request to wait, not yet waited for. */
   backpressure: Promise<void> | undefined;
 }
@@ -81,7 +79,6 @@ export function emptyDraft(sink: ContentSink | undefined, capChars: number): Dra
     error: undefined,
     provider: undefined,
     capChars,
-    capped: false,
     backpressure: undefined,
   };
 }
@@ -99,7 +96,11 @@ export function absorb(draft: Draft, body: CompletionBody): void {
   draft.error = body.error ?? choice?.error ?? draft.error;
   if (body.usage !== undefined) draft.usage = convertUsage(body.usage) ?? draft.usage;
   draft.provider = body.provider ?? draft.provider;
-  draft.capped ||= draft.chars >= draft.capChars || draft.reasoning.length >= draft.capChars;
+}
+
+/** The answer or its reasoning reached the cap: we read no more. */
+export function isCapped(draft: Draft): boolean {
+  return draft.chars >= draft.capChars || draft.reasoning.length >= draft.capChars;
 }
 
 /** Keeps what the draft may hold of `text` and gives all of it to the sink, noting any wait it asks for. */
