@@ -350,6 +350,30 @@ describe('memory', () => {
   });
 });
 
+describe('a watch until the run has ended', () => {
+  it('wakes once, at the end, not at each change, for a run of this process and for one of another process', async () => {
+    const outputDir = await tempDir();
+    const owner = await start(slowThird('settled', 600), { outputDir });
+    const other = await start({}, { outputDir });
+    const { id } = mustStart(await owner.app.service.start(plainRequest(owner)));
+    const atEachChange = await owner.app.service.watch(id, { since: 0, waitMs: 10_000 });
+    expect(atEachChange).toMatchObject({ ok: true, value: { state: { status: 'running' } } });
+    await waitFor(async () => (await other.app.service.watch(id, { waitMs: 0 })).ok);
+    const [here, there] = await Promise.all(
+      [owner, other].map((harness) => harness.app.service.watch(id, { since: 0, waitMs: 10_000, untilSettled: true })),
+    );
+    expect(here).toMatchObject({ ok: true, value: { state: { status: 'complete' } } });
+    expect(there).toMatchObject({ ok: true, value: { state: { status: 'complete' } } });
+  });
+
+  it('still ends at its time limit', async () => {
+    const harness = await start(slowThird('settled-limit', 3000));
+    const { id } = mustStart(await harness.app.service.start(plainRequest(harness)));
+    const watched = await harness.app.service.watch(id, { since: 0, waitMs: 300, untilSettled: true });
+    expect(watched).toMatchObject({ ok: true, value: { state: { status: 'running' } } });
+  });
+});
+
 describe('get_run', () => {
   it('waits on a run of another server process sharing the output folder', async () => {
     const outputDir = await tempDir();

@@ -23,7 +23,12 @@ const runId = z.string().min(1).max(200);
 
 export const inputs = {
   start: { request: requestSchema, fresh: z.boolean().optional(), max_cost_usd: z.number().positive().optional() },
-  watch: { run_id: runId, since: z.number().int().optional(), wait_ms: z.number().int().min(0).max(3_600_000) },
+  watch: {
+    run_id: runId,
+    since: z.number().int().optional(),
+    wait_ms: z.number().int().min(0).max(3_600_000),
+    until_settled: z.boolean().optional(),
+  },
   view: { run_id: runId, max_chars: z.number().int().min(0) },
   cancel: { run_id: runId, reason: z.string().max(500) },
   list: { limit: z.number().int().min(1).max(1000) },

@@ -3,7 +3,17 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { err, ok, type Result } from '../result.js';
 import type { RunRequest } from '../run/request.js';
-import type { CancelOutcome, Listing, LookupError, RunService, RunView, StartOptions, StartOutcome, Watched } from '../run/service.js';
+import type {
+  CancelOutcome,
+  Listing,
+  LookupError,
+  RunService,
+  RunView,
+  StartOptions,
+  StartOutcome,
+  Watched,
+  WatchOptions,
+} from '../run/service.js';
 import { TOOLS, lookupErrorSchema, outputs, type HostInfo } from './protocol.js';
 
 /** Beyond a wait's own length, how long a host request may take before the face gives up on it. */
@@ -36,11 +46,9 @@ export class HostRunService implements RunService {
     return { id: started.value.run_id, joined: started.value.joined, state: started.value.state };
   }
 
-  watch(
-    id: string,
-    { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal },
-  ): Promise<Result<Watched, LookupError>> {
-    return this.call(TOOLS.watch, { run_id: id, since, wait_ms: Math.round(waitMs) }, outputs.watch, { signal, waitMs });
+  watch(id: string, { since, waitMs, signal, untilSettled }: WatchOptions): Promise<Result<Watched, LookupError>> {
+    const args = { run_id: id, since, wait_ms: Math.round(waitMs), until_settled: untilSettled };
+    return this.call(TOOLS.watch, args, outputs.watch, { signal, waitMs });
   }
 
   async view(id: string, maxChars: number): Promise<Result<RunView, LookupError>> {

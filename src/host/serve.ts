@@ -15,8 +15,8 @@ export function hostServer(service: RunService, version: string, info: () => Hos
     const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
     return data('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
   });
-  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms }, extra) =>
-    found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal }), (watched) => watched),
+  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms, until_settled }, extra) =>
+    found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal, untilSettled: until_settled }), (watched) => watched),
   );
   server.registerTool(TOOLS.view, { inputSchema: inputs.view }, async ({ run_id, max_chars }) =>
     found(await service.view(run_id, max_chars), (view) => ({

@@ -47,7 +47,12 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
   try {
-    await handle.wait({ deadline, signal: extra.signal, heartbeatMs: context.heartbeatMs, onUpdate: (state) => progress?.update(state) });
+    await handle.wait({
+      deadline,
+      signal: extra.signal,
+      heartbeatMs: context.heartbeatMs,
+      onUpdate: progress && ((state) => progress.update(state)),
+    });
     const view = await handle.view(context.config.maxAnswerChars);
     const notice = context.session.once(context.service.notice);
     return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: context.client().layout, ...call, notice });

@@ -38,9 +38,9 @@ export class RunHandle {
     return this.watch(0, undefined);
   }
 
-  /** The run once it has changed since this reader's last look, or after `ms`. */
-  async next(ms: number, signal?: AbortSignal): Promise<RunState> {
-    return this.watch(ms, signal);
+  /** The run once it has changed since this reader's last look (with `untilSettled`, once it has ended), or after `ms`. */
+  async next(ms: number, signal?: AbortSignal, untilSettled = false): Promise<RunState> {
+    return this.watch(ms, signal, untilSettled);
   }
 
   view(maxChars: number): Promise<RunView> {
@@ -62,13 +62,14 @@ export class RunHandle {
     let state = await this.current();
     while (!STATUS[state.status].settled && !signal?.aborted && deadline.msLeft() > 0) {
       onUpdate?.(state);
-      state = await this.next(Math.min(deadline.msLeft(), heartbeatMs), signal);
+      // Nobody to tell of each change: one wake, at the end, is all this reader needs.
+      state = await this.next(Math.min(deadline.msLeft(), heartbeatMs), signal, onUpdate === undefined);
     }
     return state;
   }
 
-  private async watch(waitMs: number, signal: AbortSignal | undefined): Promise<RunState> {
-    const found = await this.service.watch(this.id, { since: waitMs > 0 ? this.seen : undefined, waitMs, signal });
+  private async watch(waitMs: number, signal: AbortSignal | undefined, untilSettled = false): Promise<RunState> {
+    const found = await this.service.watch(this.id, { since: waitMs > 0 ? this.seen : undefined, waitMs, signal, untilSettled });
     if (!found.ok) throw new RunLost(found.error);
     this.seen = found.value.version;
     return found.value.state;

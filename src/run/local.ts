@@ -1,10 +1,21 @@
+import { Deadline } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import { isRunId, type RunStore } from '../store/run-store.js';
 import { changeWithin } from './change-signal.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
 import type { Runs } from './runs.js';
-import type { CancelOutcome, Listing, LookupError, RunService, RunView, StartOptions, StartOutcome, Watched } from './service.js';
+import type {
+  CancelOutcome,
+  Listing,
+  LookupError,
+  RunService,
+  RunView,
+  StartOptions,
+  StartOutcome,
+  Watched,
+  WatchOptions,
+} from './service.js';
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
 
@@ -33,9 +44,21 @@ export class LocalRunService implements RunService {
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }
 
-  async watch(
+  async watch(id: string, { since, waitMs, signal, untilSettled }: WatchOptions): Promise<Result<Watched, LookupError>> {
+    if (!untilSettled) return this.watchOnce(id, since, waitMs, signal);
+    const deadline = Deadline.after(waitMs);
+    for (;;) {
+      const watched = await this.watchOnce(id, since, deadline.msLeft(), signal);
+      if (!watched.ok || STATUS[watched.value.state.status].settled || deadline.msLeft() === 0 || signal?.aborted) return watched;
+      since = watched.value.version;
+    }
+  }
+
+  private async watchOnce(
     id: string,
-    { since, waitMs, signal }: { since?: number; waitMs: number; signal?: AbortSignal },
+    since: number | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
   ): Promise<Result<Watched, LookupError>> {
     if (!isRunId(id)) return err(badId(id));
     const run = this.runs.liveRun(id);

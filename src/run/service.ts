@@ -35,6 +35,14 @@ export interface Watched {
   version: number;
 }
 
+export interface WatchOptions {
+  since?: number;
+  waitMs: number;
+  signal?: AbortSignal;
+  /** Wake only when the run has ended: a reader that shows no progress needs one answer, not one per change. */
+  untilSettled?: boolean;
+}
+
 /** What a face shows of a run: its state, the texts a result carries (each already within the result's cap), and its folder. */
 export interface RunView {
   state: RunState;
@@ -63,8 +71,11 @@ export type CancelOutcome = { stopped: true } | { stopped: false; reason: string
 export interface RunService {
   /** The run of this request: a new one, the same request's run (attached), or its stopped run taken over (resumed); or a refusal. */
   start(request: RunRequest, options?: StartOptions): Promise<StartOutcome>;
-  /** The run as it stands once its version is no longer `since` (at once when `since` is not given), or after `waitMs`. */
-  watch(id: string, options: { since?: number; waitMs: number; signal?: AbortSignal }): Promise<Result<Watched, LookupError>>;
+  /**
+   * The run as it stands once its version is no longer `since` (at once when `since` is not
+   * given), or after `waitMs`; with `untilSettled`, not before it has ended (or `waitMs` passed).
+   */
+  watch(id: string, options: WatchOptions): Promise<Result<Watched, LookupError>>;
   /** The run's texts for a result of at most `maxChars` characters of answers. */
   view(id: string, maxChars: number): Promise<Result<RunView, LookupError>>;
   /** An explicit stop: every upstream request of the run is aborted and nothing more is billed. */
