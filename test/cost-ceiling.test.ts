@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -167,6 +167,27 @@ describe('a stopped run taken over under a ceiling', () => {
     expect(result.isError).toBeFalsy();
     expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete', cost_ceiling_usd: 0.03 });
     expect(resumed!.worst_case!.per_model.map((entry) => entry.model)).toEqual(['s/synth', 'c/three']);
+  });
+
+  it('counts as unpaid a saved answer that cannot be read back, since it will be asked again', async () => {
+    const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50, prices: PRICES });
+    fakes.push(fake);
+    fake.on('c/three', { answer: 'slow', delayMs: 5000 });
+    const first = await start(fake, { PARALLEL_LLM_BUDGET_MS: '300' });
+    const { data } = await ask(first, {});
+    await first.app.runs.interruptAll();
+    await rm(path.join(data!.run_folder!, 'candidate-2_b_two.md'));
+    fake.on('c/three', { answer: 'three' });
+    // Left to pay: b/two again (~$0.03), c/three and the synthesis (~$0.023): above $0.03.
+    const second = await start(fake, {}, { outputDir: first.outputDir });
+    const { result, text } = await ask(second, { max_cost_usd: 0.03 });
+    expect(result.isError).toBe(true);
+    expect(text.split('\n')[1]).toMatch(/^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth .*; c\/three .*\.$/);
+    expect(fake.requestsFor('b/two')).toHaveLength(1);
+    const { data: resumed } = await ask(second, { max_cost_usd: 0.1 });
+    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete' });
+    expect(resumed!.worst_case!.per_model.map((entry) => entry.model).sort()).toEqual(['b/two', 'c/three', 's/synth']);
+    expect(fake.requestsFor('b/two')).toHaveLength(2);
   });
 });
 

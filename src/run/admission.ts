@@ -27,6 +27,14 @@ export interface Admitted {
   earlier?: EarlierRun;
   /** Said in the run's result. */
   warnings: string[];
+  /** A stopped run taken over: what it saved, read back once, before its worst case counted these answers as paid. */
+  resumed?: SavedRun;
+}
+
+/** A stopped run's journal, with every answer whose text cannot be read back waiting again, and the answers that can (0-based). */
+export interface SavedRun {
+  record: RunRecord;
+  answers: Map<number, string>;
 }
 
 /**
@@ -83,13 +91,26 @@ async function followUp(
   return ok({ earlier, warnings });
 }
 
-/** How a process's runs are admitted: a new run, or (`resume` given) a stopped one, which pays only for the answers it has not saved. */
-export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources) {
+/**
+ * How a process's runs are admitted: a new run, or (`resume` given) a stopped one, which pays
+ * only for the answers it cannot read back (`keepChars` of each is read, as the run keeps them).
+ */
+export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources, keepChars: number) {
   const earlierRun = (id: string) => readEarlierRun(id, sources, deps.maxPromptChars);
-  return (request: RunRequest, ceilingUsd: number | undefined, resume?: StoredRun) =>
-    admit(request, ceilingUsd, resume ? savedAnswers(resume.effective()) : [], { ...deps, earlierRun });
+  return async (request: RunRequest, ceilingUsd: number | undefined, resume?: StoredRun): Promise<Result<Admitted, StartRefusal>> => {
+    const saved = resume && (await savedRun(resume, keepChars));
+    const admitted = await admit(request, ceilingUsd, saved ? [...saved.answers.keys()] : [], { ...deps, earlierRun });
+    return admitted.ok && saved ? ok({ ...admitted.value, resumed: saved }) : admitted;
+  };
 }
 
-/** The candidates (0-based) whose answers a stopped run has saved. */
-const savedAnswers = (record: RunRecord): number[] =>
-  record.candidates.flatMap((candidate) => (candidate.status === 'answered' ? [candidate.index - 1] : []));
+/** What a stopped run saved: an answer the journal names but whose file cannot be read is asked again, so it waits. */
+async function savedRun(stored: StoredRun, keepChars: number): Promise<SavedRun> {
+  const { record, texts } = await stored.texts(keepChars);
+  const candidates = record.candidates.map((candidate, i) =>
+    candidate.status === 'answered' && !texts.answers.has(i)
+      ? { index: candidate.index, model: candidate.model, status: 'waiting' as const }
+      : candidate,
+  );
+  return { record: { ...record, candidates }, answers: new Map(texts.answers) };
+}

@@ -66,7 +66,7 @@ export class Runs {
     this.owner = currentOwner();
     this.stored = options.store && new StoredRuns(options.store);
     this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
-    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.live.get(id) });
+    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.live.get(id) }, options.deps.keepChars);
   }
 
   /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
@@ -174,21 +174,16 @@ export class Runs {
 
   /**
    * Takes over a stopped run, its claim won: only the models with no saved answer (or none
-   * that can be read back) are asked again.
+   * that can be read back) are asked again. Its admission read what it saved (admission.ts).
    */
-  private async resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Promise<Start> {
-    const { record: saved, texts } = await stored.texts(this.options.deps.keepChars);
-    const candidates = saved.candidates.map((candidate, i) =>
-      candidate.status === 'answered' && !texts.answers.has(i)
-        ? { index: candidate.index, model: candidate.model, status: 'waiting' as const }
-        : candidate,
-    );
-    const run = buildRun(this.making(), request, saved.request_key, admitted, {
-      id: saved.run_id,
+  private resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Start {
+    const saved = admitted.resumed!;
+    const run = buildRun(this.making(), request, saved.record.request_key, admitted, {
+      id: saved.record.run_id,
       folder: Promise.resolve(stored.folder),
-      resumed: { record: { ...saved, candidates }, answers: new Map(texts.answers) },
+      resumed: saved,
     });
-    this.options.logger.info({ run: run.id, was: saved.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
+    this.options.logger.info({ run: run.id, was: saved.record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
     return { run: { live: this.launch(run) }, joined: 'resumed' };
   }
 
