@@ -1,4 +1,5 @@
 import type { ModelRow } from '../openrouter/schemas.js';
+import { byCodeUnits } from '../thousands.js';
 
 /** What `doctor` concludes about one configured model id, from the API's model list. */
 export type ModelVerdict =
@@ -70,7 +71,7 @@ export function nearestCurrent(model: string, rows: ModelRow[]): string[] {
       shared: nameWords(row.id).filter((word) => words.includes(word)).length,
       created: row.created ?? 0,
     }))
-    .sort((a, b) => Number(b.typo) - Number(a.typo) || b.shared - a.shared || b.created - a.created || a.id.localeCompare(b.id))
+    .sort((a, b) => Number(b.typo) - Number(a.typo) || b.shared - a.shared || b.created - a.created || byCodeUnits(a.id, b.id))
     .slice(0, 3)
     .map(({ id }) => id);
 }
@@ -81,7 +82,7 @@ export function similar(model: string, known: Iterable<string>): string[] {
   return [...known]
     .map((id) => ({ id, distance: editDistance(model, id) }))
     .filter(({ distance }) => distance <= tolerance)
-    .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
+    .sort((a, b) => a.distance - b.distance || byCodeUnits(a.id, b.id))
     .slice(0, 3)
     .map(({ id }) => id);
 }

@@ -14,6 +14,7 @@ import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS } from '../run/record.js';
 import type { RunService } from '../run/service.js';
+import { byCodeUnits } from '../thousands.js';
 
 /** How long a task is kept when the client asks for no ttl, and the least and most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
@@ -113,7 +114,7 @@ export class RunTaskStore implements TaskStore {
       throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
     const entries = [...this.entries.values()]
       .filter((entry) => !entry.plain)
-      .sort((a, b) => a.task.createdAt.localeCompare(b.task.createdAt));
+      .sort((a, b) => byCodeUnits(a.task.createdAt, b.task.createdAt));
     const page = entries.slice(start, start + PAGE_SIZE);
     await Promise.all(page.map((entry) => this.follow(entry)));
     const next = start + PAGE_SIZE < entries.length ? { nextCursor: String(start + PAGE_SIZE) } : {};

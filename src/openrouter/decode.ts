@@ -1,4 +1,5 @@
 import { UpstreamError } from '../errors.js';
+import { thousands } from '../thousands.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
 import { absorb, emptyDraft, isCapped, type ContentSink, type Draft } from './draft.js';
@@ -123,7 +124,7 @@ export function completionFrom(draft: Draft, maxTokens: number): DecodedCompleti
 
 function cutShortMessage(draft: Draft): string {
   const what = draft.chars >= draft.capChars ? 'the answer' : 'the reasoning';
-  return `${what} passed ${draft.capChars.toLocaleString('en-US')} characters, the most kept of one answer: the request was ended there`;
+  return `${what} passed ${thousands(draft.capChars)} characters, the most kept of one answer: the request was ended there`;
 }
 
 function noContentError(draft: Draft, maxTokens: number): UpstreamError {

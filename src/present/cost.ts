@@ -2,6 +2,7 @@ import type { TokenUsage } from '../openrouter/client.js';
 import type { RunState } from '../run/record.js';
 import type { Joined } from '../run/service.js';
 import { stepUsages, sumUsage } from '../run/usage.js';
+import { thousands } from '../thousands.js';
 import { worstCasePhrase } from './strategy.js';
 import { count, seconds } from './words.js';
 
@@ -31,11 +32,11 @@ function usageText(totals: TokenUsage, elapsedMs: number | undefined): string {
   const parts = [totals.cost === undefined ? 'cost not reported' : `$${totals.cost.toFixed(4)}`];
   if (totals.total_tokens !== undefined) {
     const detail = [
-      totals.prompt_tokens === undefined ? undefined : `${totals.prompt_tokens.toLocaleString('en-US')} in`,
-      totals.completion_tokens === undefined ? undefined : `${totals.completion_tokens.toLocaleString('en-US')} out`,
-      totals.reasoning_tokens ? `${totals.reasoning_tokens.toLocaleString('en-US')} of them reasoning` : undefined,
+      totals.prompt_tokens === undefined ? undefined : `${thousands(totals.prompt_tokens)} in`,
+      totals.completion_tokens === undefined ? undefined : `${thousands(totals.completion_tokens)} out`,
+      totals.reasoning_tokens ? `${thousands(totals.reasoning_tokens)} of them reasoning` : undefined,
     ].filter(Boolean);
-    parts.push(`${totals.total_tokens.toLocaleString('en-US')} tokens${detail.length ? ` (${detail.join(', ')})` : ''}`);
+    parts.push(`${thousands(totals.total_tokens)} tokens${detail.length ? ` (${detail.join(', ')})` : ''}`);
   }
   if (elapsedMs !== undefined) parts.push(seconds(elapsedMs));
   return parts.join(', ');

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { RunView } from '../run/service.js';
 import { fairCaps } from '../run/synthesis.js';
 import { prefix } from '../run/view.js';
+import { thousands } from '../thousands.js';
 
 /** An answer as a result shows it: cut to the result's cap, and saying so. */
 export interface ShownText {
@@ -53,6 +54,6 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
 
 function cut(text: string, chars: number, cap: number, whole: string): ShownText {
   if (chars <= cap && text.length <= cap) return { text, chars, cut: false };
-  const marker = `\n\n[... cut at ${cap.toLocaleString('en-US')} of ${chars.toLocaleString('en-US')} characters; the whole answer ${whole}]`;
+  const marker = `\n\n[... cut at ${thousands(cap)} of ${thousands(chars)} characters; the whole answer ${whole}]`;
   return { text: prefix(text, Math.max(0, cap)) + marker, chars, cut: true };
 }

@@ -1,4 +1,5 @@
 import type { RunState } from '../run/record.js';
+import { thousands } from '../thousands.js';
 import { estimateUsd } from './refusal.js';
 import { capitalised, clip, describeError } from './words.js';
 
@@ -57,9 +58,7 @@ export function strategyLines(record: RunState): string[] {
 export function reasoningLine(record: RunState): string | undefined {
   const steps = [...record.candidates, ...(record.council?.rankings ?? []), ...record.synthesis.attempts];
   const reported = steps.flatMap((step) =>
-    step.status === 'answered' && step.usage?.reasoning_tokens
-      ? [`${step.model} ${step.usage.reasoning_tokens.toLocaleString('en-US')}`]
-      : [],
+    step.status === 'answered' && step.usage?.reasoning_tokens ? [`${step.model} ${thousands(step.usage.reasoning_tokens)}`] : [],
   );
   return reported.length > 0 ? `Reasoning tokens (billed as output): ${reported.join(', ')}.` : undefined;
 }

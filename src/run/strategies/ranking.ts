@@ -1,3 +1,4 @@
+import { byCodeUnits } from '../../thousands.js';
 import { labelList, type ShownCandidate } from './anonymise.js';
 import { candidateAt, fieldValue, plainLine } from './reply-lines.js';
 
@@ -82,6 +83,6 @@ export function aggregateRankings(verdicts: readonly RankerVerdict[], candidates
     return { ...candidate, score, rankers: points.length, firsts };
   });
   return entries.sort(
-    (a, b) => b.score - a.score || b.firsts - a.firsts || a.label.length - b.label.length || a.label.localeCompare(b.label),
+    (a, b) => b.score - a.score || b.firsts - a.firsts || a.label.length - b.label.length || byCodeUnits(a.label, b.label),
   );
 }
