@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { OpenRouterClient } from '../openrouter/client.js';
@@ -35,6 +36,8 @@ export async function chooseRunService(config: Config, logger: Logger, version: 
 
 /** Runs executed (or, without a host, only read) in this process. */
 export function runsHere(config: Config, logger: Logger, notice?: string): RunService {
+  // This process may stream answers now: it needs the optimizing compiler the bin left off (src/bin.ts).
+  v8.setFlagsFromString('--opt');
   const client = OpenRouterClient.fromConfig(config, logger);
   return localRuns(config, client, logger, { notice, release: () => client.close() }).service;
 }
