@@ -11,6 +11,7 @@ import { chatBody, type ChatRequest } from './chat-body.js';
 import { parseJson } from './chunk.js';
 import { completionFrom, MAX_ANSWER_CHARS, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
+import { jsonBytes } from './json-bytes.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 
@@ -141,7 +142,7 @@ export class OpenRouterClient {
         dispatcher: agent,
         signal: abortSignal,
         headers: { ...this.headers(), 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify(chatBody(chat)),
+        body: jsonBytes(chatBody(chat)),
       });
       heardFrom();
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.
