@@ -366,6 +366,20 @@ describe('a watch until the run has ended', () => {
     expect(there).toMatchObject({ ok: true, value: { state: { status: 'complete' } } });
   });
 
+  it('carries the view of a run of this process as it ended, the one a separate view gives; none for another process’s run', async () => {
+    const outputDir = await tempDir();
+    const owner = await start(slowThird('carried', 200), { outputDir });
+    const other = await start({}, { outputDir });
+    const { id } = mustStart(await owner.app.service.start(plainRequest(owner)));
+    const watched = await owner.app.service.watch(id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
+    expect(watched.ok && watched.value.view).toMatchObject({ state: { status: 'complete' }, answer: 'synthesis for carried' });
+    const separate = await owner.app.service.view(id, 1000);
+    expect(watched.ok && watched.value.view).toEqual(separate.ok && separate.value);
+    const there = await other.app.service.watch(id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
+    expect(there.ok && there.value).toMatchObject({ state: { status: 'complete' } });
+    expect(there.ok && there.value.view).toBeUndefined();
+  });
+
   it('still ends at its time limit', async () => {
     const harness = await start(slowThird('settled-limit', 3000));
     const { id } = mustStart(await harness.app.service.start(plainRequest(harness)));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { stateSchema } from '../run/record.js';
 import { startRefusalSchema } from '../run/refusal.js';
 import { requestSchema } from '../run/request.js';
+import type { RunView } from '../run/service.js';
 
 /**
  * What the run host offers its faces, as MCP tools over its socket: one tool per operation of
@@ -28,6 +29,7 @@ export const inputs = {
     since: z.number().int().optional(),
     wait_ms: z.number().int().min(0).max(3_600_000),
     until_settled: z.boolean().optional(),
+    view_chars: z.number().int().min(0).optional(),
   },
   view: { run_id: runId, max_chars: z.number().int().min(0) },
   cancel: { run_id: runId, reason: z.string().max(500) },
@@ -35,18 +37,21 @@ export const inputs = {
   info: {},
 };
 
+/** A run's view on the wire: the answers as [index, text] pairs. */
+const viewSchema = z.object({
+  state: stateSchema,
+  answer: z.string().nullable(),
+  answers: z.array(z.tuple([z.number(), z.string()])),
+  dir: z.string().nullable(),
+});
+
 export const outputs = {
   start: z.union([
     z.object({ run_id: z.string(), joined: z.enum(['new', 'attached', 'resumed']), state: stateSchema }),
     z.object({ refused: startRefusalSchema }),
   ]),
-  watch: z.object({ state: stateSchema, version: z.number() }),
-  view: z.object({
-    state: stateSchema,
-    answer: z.string().nullable(),
-    answers: z.array(z.tuple([z.number(), z.string()])),
-    dir: z.string().nullable(),
-  }),
+  watch: z.object({ state: stateSchema, version: z.number(), view: viewSchema.optional() }),
+  view: viewSchema,
   cancel: z.object({ stopped: z.boolean(), reason: z.string().optional() }),
   list: z.object({ runs: z.array(z.object({ id: z.string(), state: stateSchema.nullable() })) }),
   info: z.object({
@@ -65,3 +70,19 @@ export const lookupErrorSchema = z.object({
 });
 
 export type HostInfo = z.infer<typeof outputs.info>;
+
+/** A view as the wire carries it. */
+export const viewToWire = (view: RunView): z.infer<typeof viewSchema> => ({
+  state: view.state,
+  answer: view.answer ?? null,
+  answers: [...view.answers.entries()],
+  dir: view.dir ?? null,
+});
+
+/** A view as the wire carried it. */
+export const viewFromWire = ({ state, answer, answers, dir }: z.infer<typeof viewSchema>): RunView => ({
+  state,
+  answer: answer ?? undefined,
+  answers: new Map(answers),
+  dir: dir ?? undefined,
+});

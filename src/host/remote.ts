@@ -14,7 +14,7 @@ import type {
   Watched,
   WatchOptions,
 } from '../run/service.js';
-import { TOOLS, lookupErrorSchema, outputs, type HostInfo } from './protocol.js';
+import { TOOLS, lookupErrorSchema, outputs, viewFromWire, type HostInfo } from './protocol.js';
 
 /** Beyond a wait's own length, how long a host request may take before the face gives up on it. */
 const REQUEST_SLACK_MS = 30_000;
@@ -46,16 +46,17 @@ export class HostRunService implements RunService {
     return { id: started.value.run_id, joined: started.value.joined, state: started.value.state };
   }
 
-  watch(id: string, { since, waitMs, signal, untilSettled }: WatchOptions): Promise<Result<Watched, LookupError>> {
-    const args = { run_id: id, since, wait_ms: Math.round(waitMs), until_settled: untilSettled };
-    return this.call(TOOLS.watch, args, outputs.watch, { signal, waitMs });
+  async watch(id: string, { since, waitMs, signal, untilSettled, viewChars }: WatchOptions): Promise<Result<Watched, LookupError>> {
+    const args = { run_id: id, since, wait_ms: Math.round(waitMs), until_settled: untilSettled, view_chars: viewChars };
+    const found = await this.call(TOOLS.watch, args, outputs.watch, { signal, waitMs });
+    if (!found.ok) return found;
+    const { view, ...watched } = found.value;
+    return ok(view ? { ...watched, view: viewFromWire(view) } : watched);
   }
 
   async view(id: string, maxChars: number): Promise<Result<RunView, LookupError>> {
     const found = await this.call(TOOLS.view, { run_id: id, max_chars: maxChars }, outputs.view);
-    if (!found.ok) return found;
-    const { state, answer, answers, dir } = found.value;
-    return ok({ state, answer: answer ?? undefined, answers: new Map(answers), dir: dir ?? undefined });
+    return found.ok ? ok(viewFromWire(found.value)) : found;
   }
 
   async cancel(id: string, reason: string): Promise<CancelOutcome> {

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
-import { HOST_NAME, TOOLS, inputs, type HostInfo } from './protocol.js';
+import { HOST_NAME, TOOLS, inputs, viewToWire, type HostInfo } from './protocol.js';
 
 /**
  * The run host's MCP server for one face's connection: each tool is one operation of the run
@@ -15,16 +15,12 @@ export function hostServer(service: RunService, version: string, info: () => Hos
     const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
     return data('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
   });
-  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms, until_settled }, extra) =>
-    found(await service.watch(run_id, { since, waitMs: wait_ms, signal: extra.signal, untilSettled: until_settled }), (watched) => watched),
-  );
+  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms, until_settled, view_chars }, extra) => {
+    const options = { since, waitMs: wait_ms, signal: extra.signal, untilSettled: until_settled, viewChars: view_chars };
+    return found(await service.watch(run_id, options), ({ view, ...watched }) => (view ? { ...watched, view: viewToWire(view) } : watched));
+  });
   server.registerTool(TOOLS.view, { inputSchema: inputs.view }, async ({ run_id, max_chars }) =>
-    found(await service.view(run_id, max_chars), (view) => ({
-      state: view.state,
-      answer: view.answer ?? null,
-      answers: [...view.answers.entries()],
-      dir: view.dir ?? null,
-    })),
+    found(await service.view(run_id, max_chars), viewToWire),
   );
   server.registerTool(TOOLS.cancel, { inputSchema: inputs.cancel }, async ({ run_id, reason }) =>
     data(await service.cancel(run_id, reason)),

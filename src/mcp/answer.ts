@@ -5,6 +5,7 @@ import { Deadline, monotonicNow } from '../clock.js';
 import type { Config } from '../config.js';
 import { toolResult } from '../present/result.js';
 import type { RunHandle } from '../run/handle.js';
+import type { RunState } from '../run/record.js';
 import type { Joined, RunService } from '../run/service.js';
 import { isClientTimeout } from './cancel-reasons.js';
 import type { ClientChoice } from './clients.js';
@@ -47,13 +48,13 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
   try {
-    await handle.wait({
+    const waiting = {
       deadline,
       signal: extra.signal,
       heartbeatMs: context.heartbeatMs,
-      onUpdate: progress && ((state) => progress.update(state)),
-    });
-    const view = await handle.view(context.config.maxAnswerChars);
+      onUpdate: progress && ((state: RunState) => progress.update(state)),
+    };
+    const view = await handle.waitForView(waiting, context.config.maxAnswerChars);
     const notice = context.session.once(context.service.notice);
     return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: context.client().layout, ...call, notice });
   } finally {

@@ -1,6 +1,6 @@
 import type { Deadline } from '../clock.js';
 import { STATUS, type RunState } from './record.js';
-import type { CancelOutcome, LookupError, RunService, RunView } from './service.js';
+import type { CancelOutcome, LookupError, RunService, RunView, Watched, WatchOptions } from './service.js';
 
 /** A run that could not be read while being followed: its folder went, or its journal was damaged. */
 export class RunLost extends Error {
@@ -35,12 +35,7 @@ export class RunHandle {
 
   /** The run as it stands now. */
   async current(): Promise<RunState> {
-    return this.watch(0, undefined);
-  }
-
-  /** The run once it has changed since this reader's last look (with `untilSettled`, once it has ended), or after `ms`. */
-  async next(ms: number, signal?: AbortSignal, untilSettled = false): Promise<RunState> {
-    return this.watch(ms, signal, untilSettled);
+    return (await this.watch(0, undefined)).state;
   }
 
   view(maxChars: number): Promise<RunView> {
@@ -58,20 +53,35 @@ export class RunHandle {
    * The one wait: until the run settles, the deadline passes or the signal aborts, telling
    * `onUpdate` at the start, at each change and at each heartbeat. Resolves to the run as it stands.
    */
-  async wait({ deadline, signal, heartbeatMs = Infinity, onUpdate }: WaitOptions): Promise<RunState> {
-    let state = await this.current();
-    while (!STATUS[state.status].settled && !signal?.aborted && deadline.msLeft() > 0) {
-      onUpdate?.(state);
-      // Nobody to tell of each change: one wake, at the end, is all this reader needs.
-      state = await this.next(Math.min(deadline.msLeft(), heartbeatMs), signal, onUpdate === undefined);
-    }
-    return state;
+  async wait(options: WaitOptions): Promise<RunState> {
+    return (await this.follow(options)).state;
   }
 
-  private async watch(waitMs: number, signal: AbortSignal | undefined, untilSettled = false): Promise<RunState> {
-    const found = await this.service.watch(this.id, { since: waitMs > 0 ? this.seen : undefined, waitMs, signal, untilSettled });
+  /** `wait`, then the run's view for a result of at most `maxChars`: carried by the wait itself when it told nobody of each change. */
+  async waitForView(options: WaitOptions, maxChars: number): Promise<RunView> {
+    return (await this.follow(options, maxChars)).view ?? this.view(maxChars);
+  }
+
+  private async follow({ deadline, signal, heartbeatMs = Infinity, onUpdate }: WaitOptions, viewChars?: number): Promise<Watched> {
+    // Nobody to tell of each change: one watch, to the run's end or the deadline, is all this reader needs.
+    if (!onUpdate && signal?.aborted) return this.watch(0, undefined, { viewChars });
+    if (!onUpdate) return this.watch(deadline.msLeft(), signal, { untilSettled: true, viewChars });
+    let watched = await this.watch(0, undefined);
+    while (!STATUS[watched.state.status].settled && !signal?.aborted && deadline.msLeft() > 0) {
+      onUpdate(watched.state);
+      watched = await this.watch(Math.min(deadline.msLeft(), heartbeatMs), signal);
+    }
+    return watched;
+  }
+
+  private async watch(
+    waitMs: number,
+    signal: AbortSignal | undefined,
+    more: Pick<WatchOptions, 'untilSettled' | 'viewChars'> = {},
+  ): Promise<Watched> {
+    const found = await this.service.watch(this.id, { since: waitMs > 0 ? this.seen : undefined, waitMs, signal, ...more });
     if (!found.ok) throw new RunLost(found.error);
     this.seen = found.value.version;
-    return found.value.state;
+    return found.value;
   }
 }

@@ -44,8 +44,22 @@ export class LocalRunService implements RunService {
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }
 
-  async watch(id: string, { since, waitMs, signal, untilSettled }: WatchOptions): Promise<Result<Watched, LookupError>> {
-    if (!untilSettled) return this.watchOnce(id, since, waitMs, signal);
+  async watch(id: string, { since, waitMs, signal, untilSettled, viewChars }: WatchOptions): Promise<Result<Watched, LookupError>> {
+    // Held for its view: a run of this process leaves `live` the moment it ends whole on disk.
+    const run = viewChars === undefined || !isRunId(id) ? undefined : this.runs.liveRun(id);
+    const watched = untilSettled
+      ? await this.watchUntilSettled(id, since, waitMs, signal)
+      : await this.watchOnce(id, since, waitMs, signal);
+    if (!watched.ok || !run || viewChars === undefined) return watched;
+    return ok({ ...watched.value, view: viewOf(run.state(), run.texts(), viewChars) });
+  }
+
+  private async watchUntilSettled(
+    id: string,
+    since: number | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<Result<Watched, LookupError>> {
     const deadline = Deadline.after(waitMs);
     for (;;) {
       const watched = await this.watchOnce(id, since, deadline.msLeft(), signal);

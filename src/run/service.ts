@@ -33,6 +33,8 @@ export interface LookupError {
 export interface Watched {
   state: RunState;
   version: number;
+  /** The run's view, when the watch was asked for one (`viewChars`) and the run is this process's. */
+  view?: RunView;
 }
 
 export interface WatchOptions {
@@ -41,6 +43,8 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /** Wake only when the run has ended: a reader that shows no progress needs one answer, not one per change. */
   untilSettled?: boolean;
+  /** With the run as it stands when the watch ends, its view for a result of at most this many characters of answers: what the reader shows next. */
+  viewChars?: number;
 }
 
 /** What a face shows of a run: its state, the texts a result carries (each already within the result's cap), and its folder. */
