@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Claim } from '../src/store/claims.js';
@@ -107,6 +107,16 @@ describe('request claims (issue 18, item 3)', () => {
     expect(await store.claims.claim(KEY, 2, claimOf('second'))).toBe(true);
     expect((await readdir(folder)).sort()).toEqual(['1.json', '2.json', 'notes.txt']);
     expect(await readdir(elsewhere)).toEqual(['precious.txt']);
+  });
+
+  it('makes the request folders again when the output folder was removed since the last claim', async () => {
+    const root = await tempDir();
+    const store = new RunStore(root);
+    expect(await store.claims.claim(KEY, 1, claimOf('first'))).toBe(true);
+    await rm(root, { recursive: true });
+    expect(await store.claims.claim(KEY, 1, claimOf('again'))).toBe(true);
+    expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'again' } });
+    expect((await stat(path.join(root, '.requests'))).mode & 0o777).toBe(0o700);
   });
 
   it('refuses a request folder that is a symbolic link, and a key that is not a plain name', async () => {

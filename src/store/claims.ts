@@ -4,7 +4,7 @@ import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ownedByUs, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, ownedByUs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
@@ -73,7 +73,8 @@ export class RequestClaims {
     }
     const dir = path.join(this.dir, key);
     const file = generationFile(dir, generation);
-    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.remakeFolders(file, signal));
+    // The request's folder, made where it is missing: its parents are made again only if they were removed.
+    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
     if (!(await this.disk.createFile(file, `${JSON.stringify(claim)}\n`))) return false;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
