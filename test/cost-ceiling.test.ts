@@ -153,7 +153,8 @@ describe('a refused call', () => {
 });
 
 describe('a stopped run taken over under a ceiling', () => {
-  it('is admitted at what is left to pay: the answers it saved are not counted again', async () => {
+  /** A run stopped with a/one and b/two answered, c/three still to ask; `second` is a server on its folder. */
+  async function stoppedRun() {
     const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50, prices: PRICES });
     fakes.push(fake);
     fake.on('c/three', { answer: 'slow', delayMs: 5000 });
@@ -161,31 +162,30 @@ describe('a stopped run taken over under a ceiling', () => {
     const { data } = await ask(first, {});
     await first.app.runs.interruptAll();
     fake.on('c/three', { answer: 'three' });
+    return { fake, data: data!, second: () => start(fake, {}, { outputDir: first.outputDir }) };
+  }
+
+  it('is admitted at what is left to pay: the answers it saved are not counted again', async () => {
+    const { data, second: startSecond } = await stoppedRun();
     // The whole run's worst case (~$0.055) is above $0.03; what is left (c/three and the synthesis, ~$0.023) is not.
-    const second = await start(fake, {}, { outputDir: first.outputDir });
+    const second = await startSecond();
     const { result, data: resumed } = await ask(second, { max_cost_usd: 0.03 });
     expect(result.isError).toBeFalsy();
-    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete', cost_ceiling_usd: 0.03 });
+    expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete', cost_ceiling_usd: 0.03 });
     expect(resumed!.worst_case!.per_model.map((entry) => entry.model)).toEqual(['s/synth', 'c/three']);
   });
 
   it('counts as unpaid a saved answer that cannot be read back, since it will be asked again', async () => {
-    const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50, prices: PRICES });
-    fakes.push(fake);
-    fake.on('c/three', { answer: 'slow', delayMs: 5000 });
-    const first = await start(fake, { PARALLEL_LLM_BUDGET_MS: '300' });
-    const { data } = await ask(first, {});
-    await first.app.runs.interruptAll();
-    await rm(path.join(data!.run_folder!, 'candidate-2_b_two.md'));
-    fake.on('c/three', { answer: 'three' });
+    const { fake, data, second: startSecond } = await stoppedRun();
+    await rm(path.join(data.run_folder!, 'candidate-2_b_two.md'));
     // Left to pay: b/two again (~$0.03), c/three and the synthesis (~$0.023): above $0.03.
-    const second = await start(fake, {}, { outputDir: first.outputDir });
+    const second = await startSecond();
     const { result, text } = await ask(second, { max_cost_usd: 0.03 });
     expect(result.isError).toBe(true);
     expect(text.split('\n')[1]).toMatch(/^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth .*; c\/three .*\.$/);
     expect(fake.requestsFor('b/two')).toHaveLength(1);
     const { data: resumed } = await ask(second, { max_cost_usd: 0.1 });
-    expect(resumed).toMatchObject({ run_id: data!.run_id, joined: 'resumed', status: 'complete' });
+    expect(resumed).toMatchObject({ run_id: data.run_id, joined: 'resumed', status: 'complete' });
     expect(resumed!.worst_case!.per_model.map((entry) => entry.model).sort()).toEqual(['b/two', 'c/three', 's/synth']);
     expect(fake.requestsFor('b/two')).toHaveLength(2);
   });
