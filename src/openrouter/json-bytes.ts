@@ -15,9 +15,11 @@ const QUOTED_LONG = JSON.stringify(LONG);
  */
 export function jsonBytes(value: unknown): Buffer {
   const long: string[] = [];
-  const skeleton = JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'string' && v.length > SLICE_CHARS ? (long.push(v), LONG) : v,
-  );
+  const skeleton = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== 'string' || v.length <= SLICE_CHARS) return v;
+    long.push(v);
+    return LONG;
+  });
   const [first, ...rest] = skeleton.split(QUOTED_LONG);
   // Some value was the marker itself after all: no slicing, then.
   if (rest.length !== long.length) return Buffer.from(JSON.stringify(value));
