@@ -28,14 +28,22 @@ export async function productPaths(binPath: string): Promise<string[]> {
 /** CPU time (user + system, every thread) of the processes, in ns; a process gone meanwhile counts 0. */
 export async function cpuNs(pids: number[]): Promise<number> {
   let total = 0;
-  for (const pid of pids) {
-    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-    for (const task of tasks) {
-      const schedstat = await readFile(`/proc/${pid}/task/${task}/schedstat`, 'utf8').catch(() => '0');
-      total += Number(schedstat.split(' ')[0]);
-    }
-  }
+  for (const { main, others } of (await threadCpuNs(pids)).values()) total += main + others;
   return total;
+}
+
+/** CPU time (ns) of each process's main thread and of its other threads (libuv's, V8's), by pid. */
+export async function threadCpuNs(pids: number[]): Promise<Map<number, { main: number; others: number }>> {
+  const byPid = new Map<number, { main: number; others: number }>();
+  for (const pid of pids) {
+    const spent = { main: 0, others: 0 };
+    for (const task of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+      const schedstat = await readFile(`/proc/${pid}/task/${task}/schedstat`, 'utf8').catch(() => '0');
+      spent[task === String(pid) ? 'main' : 'others'] += Number(schedstat.split(' ')[0]);
+    }
+    byPid.set(pid, spent);
+  }
+  return byPid;
 }
 
 /** The resident set of the processes now, summed, in MiB. */
