@@ -1,3 +1,4 @@
+import { variantBase } from '../openrouter/prices.js';
 import type { ModelRow } from '../openrouter/schemas.js';
 import { byCodeUnits } from '../thousands.js';
 
@@ -14,7 +15,7 @@ export function judgeModel(model: string, rows: ModelRow[]): ModelVerdict {
   const row = findRow(model, rows);
   if (row) return judgeRow(model, row, rows);
   // OpenRouter's variant suffixes apply to every model, but /models lists only a few `:free` and `:thinking` rows.
-  const base = baseOf(model);
+  const base = variantBase(model);
   const baseRow = base === undefined ? undefined : findRow(base, rows);
   if (base && baseRow) {
     const verdict = judgeRow(base, baseRow, rows);
@@ -30,12 +31,6 @@ const findRow = (model: string, rows: ModelRow[]) => rows.find((candidate) => ca
 function judgeRow(model: string, row: ModelRow, rows: ModelRow[]): ModelVerdict {
   if (row.expiration_date) return { status: 'expiring', date: row.expiration_date, suggestions: nearestCurrent(model, rows) };
   return row.alias_target ? { status: 'listed', aliasOf: row.alias_target.slug } : { status: 'listed' };
-}
-
-/** `vendor/model` of `vendor/model:variant`; undefined for an id without a variant suffix. */
-function baseOf(model: string): string | undefined {
-  const match = /^(.+\/[^:]+):[a-z0-9-]+$/i.exec(model);
-  return match?.[1];
 }
 
 const isAlias = (id: string) => id.startsWith('~');

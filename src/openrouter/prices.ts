@@ -59,7 +59,7 @@ export function priceOf(pricing: Pricing | null | undefined): ModelPrice | undef
 }
 
 /** `vendor/model` for `vendor/model:nitro` (OpenRouter's variants: :free, :nitro, :floor, :thinking...). */
-function variantBase(id: string): string | undefined {
+export function variantBase(id: string): string | undefined {
   const colon = id.lastIndexOf(':');
   return colon > id.lastIndexOf('/') && colon > 0 ? id.slice(0, colon) : undefined;
 }
