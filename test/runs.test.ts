@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
+import { Deadline } from '../src/clock.js';
+import { RunHandle } from '../src/run/handle.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
@@ -380,11 +382,25 @@ describe('a watch until the run has ended', () => {
     expect(there.ok && there.value.view).toBeUndefined();
   });
 
-  it('still ends at its time limit', async () => {
+  it('still ends at its time limit, with no view: the run has not ended', async () => {
     const harness = await start(slowThird('settled-limit', 3000));
     const { id } = mustStart(await harness.app.service.start(plainRequest(harness)));
-    const watched = await harness.app.service.watch(id, { since: 0, waitMs: 300, untilSettled: true });
+    const watched = await harness.app.service.watch(id, { since: 0, waitMs: 300, untilSettled: true, viewChars: 1000 });
     expect(watched).toMatchObject({ ok: true, value: { state: { status: 'running' } } });
+    expect(watched.ok && watched.value.view).toBeUndefined();
+  });
+
+  it('gives a reader told of each change the view with the watch that saw the end: it asks for no view after', async () => {
+    const harness = await start(slowThird('told', 200));
+    const { id } = mustStart(await harness.app.service.start(plainRequest(harness)));
+    const service = harness.app.service;
+    const views = vi.spyOn(service, 'view');
+    const updates: string[] = [];
+    const handle = new RunHandle(id, service);
+    const view = await handle.waitForView({ deadline: Deadline.after(10_000), onUpdate: (state) => updates.push(state.status) }, 1000);
+    expect(view).toMatchObject({ state: { status: 'complete' }, answer: 'synthesis for told' });
+    expect(updates.length).toBeGreaterThan(0);
+    expect(views).not.toHaveBeenCalled();
   });
 });
 

@@ -57,7 +57,7 @@ export class RunHandle {
     return (await this.follow(options)).state;
   }
 
-  /** `wait`, then the run's view for a result of at most `maxChars`: carried by the wait itself when it told nobody of each change. */
+  /** `wait`, then the run's view for a result of at most `maxChars`: carried by the watch that saw the run end, when one did. */
   async waitForView(options: WaitOptions, maxChars: number): Promise<RunView> {
     return (await this.follow(options, maxChars)).view ?? this.view(maxChars);
   }
@@ -66,10 +66,10 @@ export class RunHandle {
     // Nobody to tell of each change: one watch, to the run's end or the deadline, is all this reader needs.
     if (!onUpdate && signal?.aborted) return this.watch(0, undefined, { viewChars });
     if (!onUpdate) return this.watch(deadline.msLeft(), signal, { untilSettled: true, viewChars });
-    let watched = await this.watch(0, undefined);
+    let watched = await this.watch(0, undefined, { viewChars });
     while (!STATUS[watched.state.status].settled && !signal?.aborted && deadline.msLeft() > 0) {
       onUpdate(watched.state);
-      watched = await this.watch(Math.min(deadline.msLeft(), heartbeatMs), signal);
+      watched = await this.watch(Math.min(deadline.msLeft(), heartbeatMs), signal, { viewChars });
     }
     return watched;
   }

@@ -45,12 +45,12 @@ export class LocalRunService implements RunService {
   }
 
   async watch(id: string, { since, waitMs, signal, untilSettled, viewChars }: WatchOptions): Promise<Result<Watched, LookupError>> {
-    // Held for its view: a run of this process leaves `live` the moment it ends whole on disk.
+    // Held for its view once it has ended: a run of this process leaves `live` the moment it ends whole on disk.
     const run = viewChars === undefined || !isRunId(id) ? undefined : this.runs.liveRun(id);
     const watched = untilSettled
       ? await this.watchUntilSettled(id, since, waitMs, signal)
       : await this.watchOnce(id, since, waitMs, signal);
-    if (!watched.ok || !run || viewChars === undefined) return watched;
+    if (!watched.ok || !run || viewChars === undefined || !STATUS[watched.value.state.status].settled) return watched;
     return ok({ ...watched.value, view: viewOf(run.state(), run.texts(), viewChars) });
   }
 

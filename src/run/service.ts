@@ -33,7 +33,7 @@ export interface LookupError {
 export interface Watched {
   state: RunState;
   version: number;
-  /** The run's view, when the watch was asked for one (`viewChars`) and the run is this process's. */
+  /** The run's view, when the watch was asked for one (`viewChars`), the run has ended, and it is this process's. */
   view?: RunView;
 }
 
@@ -43,7 +43,7 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /** Wake only when the run has ended: a reader that shows no progress needs one answer, not one per change. */
   untilSettled?: boolean;
-  /** With the run as it stands when the watch ends, its view for a result of at most this many characters of answers: what the reader shows next. */
+  /** Once the run has ended, its view for a result of at most this many characters of answers, with it: what the reader shows next. */
   viewChars?: number;
 }
 
