@@ -61,7 +61,7 @@ export class RunStore {
       // output folder removed since it was checked is made again, and checked again.
       const dir = path.join(this.rootDir, name);
       await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }));
-      return new RunFolder(this.rootDir, name, this.disk, this.catchUp, true);
+      return new RunFolder(name, this.disk, this.catchUp, true);
     });
     await this.sweepOnce();
     return folder;
@@ -74,7 +74,7 @@ export class RunStore {
       const info = await lstat(path.join(this.rootDir, id)).catch(unlessCode('ENOENT', 'ENOTDIR'));
       if (!info || unsafeDirReason(info, id)) return undefined;
       await this.prepare(signal);
-      return new RunFolder(this.rootDir, id, this.disk, this.catchUp, false);
+      return new RunFolder(id, this.disk, this.catchUp, false);
     });
   }
 
@@ -121,14 +121,13 @@ export class RunFolder {
   private readonly written = new Set<string>();
 
   constructor(
-    rootDir: string,
     readonly name: string,
     private readonly disk: Disk,
     catchUp: Backoff,
     /** Whether this process created the folder (not just opened it). */
     private readonly created: boolean,
   ) {
-    this.dir = path.join(rootDir, name);
+    this.dir = path.join(disk.rootDir, name);
     this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content), catchUp);
   }
 
