@@ -1,10 +1,10 @@
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
-import { readOwnFile } from './files.js';
+import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ensurePrivateDir, ownedByUs, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
@@ -122,11 +122,8 @@ async function keepNewest(dir: string, generation: number): Promise<boolean> {
   return true;
 }
 
-/** Removes a claim file only if it is a regular file of ours: never a link, never anything else. */
-async function removeOwn(file: string): Promise<void> {
-  const info = await lstat(file).catch(() => undefined);
-  if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(() => undefined);
-}
+/** Removes a claim file of ours; a claim that cannot be removed is left, as a lower generation only. */
+const removeOwn = (file: string): Promise<void> => removeOwnFile(file).catch(() => undefined);
 
 function parseClaim(text: string | undefined): Claim | undefined {
   try {

@@ -139,6 +139,12 @@ export async function readOwnFile(file: string, maxBytes: number, signal: AbortS
   }
 }
 
+/** Removes a file only if it is a regular file of ours: never a link, never anything else. A file already gone is no error. */
+export async function removeOwnFile(file: string): Promise<void> {
+  const info = await lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR'));
+  if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(unlessCode('ENOENT'));
+}
+
 /**
  * Removes what killed processes left in our staging folder: only regular files of ours,
  * named as our temporary files are, untouched for STALE_MS. Never a folder, never a link,

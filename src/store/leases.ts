@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { lstat, open, unlink } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
 import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
 import type { Disk } from './disk.js';
+import { removeOwnFile } from './files.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
@@ -55,10 +56,7 @@ export class Leases {
   /** Removes `instance`'s lease, if it is a regular file of ours: that process runs no run any more. */
   remove(instance: string): Promise<void> {
     const file = this.file(instance);
-    return this.disk.limit(`removing ${file}`, async () => {
-      const info = await lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR'));
-      if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(unlessCode('ENOENT'));
-    });
+    return this.disk.limit(`removing ${file}`, () => removeOwnFile(file));
   }
 
   private file(instance: string): string {
