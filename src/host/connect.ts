@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Deadline } from '../clock.js';
-import { removeOwnFile, ensureHostDir } from './dir.js';
+import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import type { HostPaths } from './paths.js';
 import { HOST_NAME } from './protocol.js';
 import { connect } from './socket.js';
@@ -68,13 +68,13 @@ type Started = 'started' | 'busy' | { failed: string };
 /** Starts the host under the start lock; `busy` when another face holds the lock (and is starting it). */
 async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   if (!(await takeLock(paths.lock))) {
-    if (await staleLock(paths.lock)) await removeOwnFile(paths.lock, 'file').catch(() => undefined);
+    if (await staleLock(paths.lock)) await removeOwnHostFile(paths.lock, 'file').catch(() => undefined);
     return 'busy';
   }
   try {
     return await spawnHost(paths, deadline);
   } finally {
-    await removeOwnFile(paths.lock, 'file').catch(() => undefined);
+    await removeOwnHostFile(paths.lock, 'file').catch(() => undefined);
   }
 }
 

@@ -1,5 +1,6 @@
-import { chmod, lstat, unlink } from 'node:fs/promises';
-import { makeDirs, ownedByUs, unlessCode } from '../store/private-dir.js';
+import { chmod, lstat } from 'node:fs/promises';
+import { removeOwnFile } from '../store/files.js';
+import { makeDirs, ownedByUs } from '../store/private-dir.js';
 import { withTimeLimit } from '../store/time-limit.js';
 
 /** Each step on the host's folder has this long: a hung file system must not hang a face. */
@@ -20,11 +21,7 @@ export async function ensureHostDir(dir: string): Promise<void> {
   });
 }
 
-/** Removes a socket (or lock) file of ours at `file`: never anything else, never through a link. */
-export async function removeOwnFile(file: string, kind: 'socket' | 'file'): Promise<void> {
-  await withTimeLimit(STEP_MS, `removing ${file}`, async () => {
-    const info = await lstat(file).catch(unlessCode('ENOENT'));
-    if (!info || !ownedByUs(info)) return;
-    if (kind === 'socket' ? info.isSocket() : info.isFile()) await unlink(file).catch(unlessCode('ENOENT'));
-  });
+/** Removes a socket (or lock) file of ours at `file`, within the step's time: never anything else, never through a link. */
+export async function removeOwnHostFile(file: string, kind: 'socket' | 'file'): Promise<void> {
+  await withTimeLimit(STEP_MS, `removing ${file}`, () => removeOwnFile(file, kind));
 }

@@ -7,7 +7,7 @@ import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/from-config.js';
 import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
-import { ensureHostDir, removeOwnFile } from './dir.js';
+import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import { hostPaths, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
 import { hostServer } from './serve.js';
@@ -106,7 +106,7 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || (await answers(socket))) return false;
   }
-  await removeOwnFile(socket, 'socket');
+  await removeOwnHostFile(socket, 'socket');
   await listen(server, socket);
   return true;
 }
@@ -147,7 +147,7 @@ function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
     server.close();
     // A newer host may have taken the socket's name after this one lost it: remove only our own.
     if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
-      await removeOwnFile(paths.socket, 'socket').catch(() => undefined);
+      await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
     if (interrupt) await runs.interruptAll('the run host was stopped');
     await client.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));

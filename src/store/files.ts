@@ -139,10 +139,14 @@ export async function readOwnFile(file: string, maxBytes: number, signal: AbortS
   }
 }
 
-/** Removes a file only if it is a regular file of ours: never a link, never anything else. A file already gone is no error. */
-export async function removeOwnFile(file: string): Promise<void> {
+/**
+ * Removes `file` only if it is ours and of the kind asked (a regular file, or a socket): never a
+ * link, never anything else. A file already gone is no error.
+ */
+export async function removeOwnFile(file: string, kind: 'file' | 'socket' = 'file'): Promise<void> {
   const info = await lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR'));
-  if (info?.isFile() && ownedByUs(info)) await unlink(file).catch(unlessCode('ENOENT'));
+  if (!info || !ownedByUs(info)) return;
+  if (kind === 'socket' ? info.isSocket() : info.isFile()) await unlink(file).catch(unlessCode('ENOENT'));
 }
 
 /**
