@@ -1,6 +1,6 @@
+import { byCodeUnits } from '../locale-free.js';
 import { variantBase } from '../openrouter/prices.js';
 import type { ModelRow } from '../openrouter/schemas.js';
-import { byCodeUnits } from '../thousands.js';
 
 /** What `doctor` concludes about one configured model id, from the API's model list. */
 export type ModelVerdict =

@@ -10,11 +10,11 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
+import { byCodeUnits } from '../locale-free.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS } from '../run/record.js';
 import type { RunService } from '../run/service.js';
-import { byCodeUnits } from '../thousands.js';
 
 /** How long a task is kept when the client asks for no ttl, and the least and most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;

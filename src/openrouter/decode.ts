@@ -1,5 +1,5 @@
 import { UpstreamError } from '../errors.js';
-import { thousands } from '../thousands.js';
+import { thousands } from '../locale-free.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
 import { absorb, emptyDraft, isCapped, type ContentSink, type Draft } from './draft.js';

@@ -1,8 +1,8 @@
+import { thousands } from '../locale-free.js';
 import type { TokenUsage } from '../openrouter/client.js';
 import type { RunState } from '../run/record.js';
 import type { Joined } from '../run/service.js';
 import { stepUsages, sumUsage } from '../run/usage.js';
-import { thousands } from '../thousands.js';
 import { worstCasePhrase } from './strategy.js';
 import { count, seconds } from './words.js';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
+import { thousands } from '../locale-free.js';
 import type { RunView } from '../run/service.js';
 import { fairCaps } from '../run/synthesis.js';
 import { prefix } from '../run/view.js';
-import { thousands } from '../thousands.js';
 
 /** An answer as a result shows it: cut to the result's cap, and saying so. */
 export interface ShownText {

@@ -1,5 +1,5 @@
+import { thousands } from '../locale-free.js';
 import type { RunState } from '../run/record.js';
-import { thousands } from '../thousands.js';
 import { estimateUsd } from './refusal.js';
 import { capitalised, clip, describeError } from './words.js';
 
