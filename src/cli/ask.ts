@@ -11,6 +11,7 @@ import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS, type RunState } from '../run/record.js';
 import { runRequest } from '../run/request.js';
+import type { RunView } from '../run/service.js';
 import { packageVersion } from '../version.js';
 import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
@@ -70,8 +71,8 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     board = createBoard(request.models, request.synthesizers[0]!, process.stderr);
     const handle = new RunHandle(id, service);
     void stopped.then(() => handle.cancel('stopped at the terminal (Ctrl-C)'));
-    const { status } = await follow(handle, board);
-    const view = await handle.view(WHOLE);
+    const view = await follow(handle, board);
+    const { status } = view.state;
     board.stop(synthesisOutcome(view.state));
     const answered = !STATUS[status].isError && status !== 'interrupted';
     const shown = shownTexts(view, WHOLE);
@@ -97,14 +98,14 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
   }
 }
 
-/** No client is waiting at a terminal: the run is followed to its end, each step shown on the board. */
-async function follow(handle: RunHandle, board: Board): Promise<RunState> {
+/** No client is waiting at a terminal: the run is followed to its end, each step shown on the board; then its whole view. */
+async function follow(handle: RunHandle, board: Board): Promise<RunView> {
   let previous: RunState | undefined;
   const show = (state: RunState) => {
     for (const event of eventsBetween(previous, state)) board.onEvent(event);
     previous = state;
   };
-  const state = await handle.wait({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show });
-  show(state);
-  return state;
+  const view = await handle.waitForView({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show }, WHOLE);
+  show(view.state);
+  return view;
 }

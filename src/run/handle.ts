@@ -33,11 +33,6 @@ export class RunHandle {
     private readonly service: RunService,
   ) {}
 
-  /** The run as it stands now. */
-  async current(): Promise<RunState> {
-    return (await this.watch(0, undefined)).state;
-  }
-
   view(maxChars: number): Promise<RunView> {
     return this.service.view(this.id, maxChars).then((found) => {
       if (!found.ok) throw new RunLost(found.error);
