@@ -1,3 +1,4 @@
+import { KeptText } from './kept-text.js';
 import { textPartSchema, thinkingPartSchema, type CompletionBody, type ErrorObject, type MessagePart } from './schemas.js';
 import { MAX_LINE_CHARS } from './sse.js';
 import { convertUsage, type TokenUsage } from './usage.js';
@@ -19,35 +20,6 @@ export const MAX_ANSWER_CHARS = MAX_LINE_CHARS;
 export interface ContentSink {
   keepChars: number;
   write(piece: string): void | Promise<void>;
-}
-
-/** How many pieces are joined into one string at a time (64 Ki characters of 64-character pieces). */
-const JOIN_EVERY = 1024;
-
-/**
- * Text gathered from many small pieces, kept up to `limit` characters. The pieces are joined
- * into flat strings every so often: a string grown by `+=` from millions of pieces is a rope
- * of millions of nodes, many times the text's size.
- */
-class KeptText {
-  private joined: string[] = [];
-  private recent: string[] = [];
-  length = 0;
-
-  constructor(private readonly limit: number) {}
-
-  add(text: string): void {
-    const room = this.limit - this.length;
-    if (room <= 0 || text === '') return;
-    const kept = room >= text.length ? text : text.slice(0, room);
-    this.recent.push(kept);
-    this.length += kept.length;
-    if (this.recent.length >= JOIN_EVERY) this.joined.push(this.recent.splice(0).join(''));
-  }
-
-  text(): string {
-    return this.joined.concat(this.recent).join('');
-  }
 }
 
 /** The answer as it builds up, from one JSON body or many stream chunks. */
