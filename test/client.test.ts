@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
+import { TextParts } from '../src/openrouter/text-parts.js';
 import { VALID_KEY, startFakeOpenRouter, type Behaviour } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
 
@@ -329,6 +330,20 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     client = testClient(pooled.url);
     for (let i = 0; i < 10; i++) await client.complete(chat('m/pool'));
     // undici frees a socket a tick after its body ends, so a call made at once may open one more.
+    expect(pooled.connections).toBeLessThanOrEqual(2);
+    await client.close();
+    await pooled.close();
+  });
+
+  it('sends a prompt given as parts, a slice at a time, with its length, over pooled connections', async () => {
+    const pooled = await startFakeOpenRouter();
+    client = testClient(pooled.url);
+    const prompt = new TextParts('### Candidate 1\n\n', 'é€😀 "quoted"\n'.repeat(20_000), '\n', 'x'.repeat(50_000));
+    for (let i = 0; i < 4; i++) await client.complete({ ...chat('m/parts'), prompt });
+    for (const request of pooled.requestsFor('m/parts')) {
+      expect(request.body).toMatchObject({ messages: [{ role: 'user', content: prompt.toString() }] });
+      expect(Number(request.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(request.body)));
+    }
     expect(pooled.connections).toBeLessThanOrEqual(2);
     await client.close();
     await pooled.close();

@@ -149,10 +149,10 @@ describe('STEP_FRAME_TOKENS', () => {
     const empty = Array.from({ length: 20 }, (_, index) => ({ index, model: `vendor/model-${index}`, content: '' }));
     const ranking = aggregateRankings([], anonymise('run', empty));
     const frames = [
-      buildSynthesisPrompt('', empty, 1_000_000).text,
-      buildJudgePrompt('', empty, 'run', 1_000_000).text,
-      buildRankingPrompt('', empty, 0, 'run', 1_000_000).text,
-      buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000).text,
+      buildSynthesisPrompt('', empty, 1_000_000).text.toString(),
+      buildJudgePrompt('', empty, 'run', 1_000_000).text.toString(),
+      buildRankingPrompt('', empty, 0, 'run', 1_000_000).text.toString(),
+      buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000).text.toString(),
     ];
     for (const frame of frames) expect(estimateTokens(frame)).toBeLessThanOrEqual(STEP_FRAME_TOKENS);
   });

@@ -17,9 +17,9 @@ describe('buildRankingPrompt', () => {
   it('shows a ranker every other answer, never its own, and no model name', () => {
     for (const ranker of [0, 1, 2, 3]) {
       const prompt = buildRankingPrompt(problem, answers, ranker, runId, 100_000);
-      expect(prompt.text).not.toContain(`ANSWER-${ranker}`);
-      for (const other of answers.filter((answer) => answer.index !== ranker)) expect(prompt.text).toContain(other.content);
-      expect(prompt.text).not.toMatch(/openai|gpt|gemini|google|glm|z-ai/i);
+      expect(String(prompt.text)).not.toContain(`ANSWER-${ranker}`);
+      for (const other of answers.filter((answer) => answer.index !== ranker)) expect(String(prompt.text)).toContain(other.content);
+      expect(String(prompt.text)).not.toMatch(/openai|gpt|gemini|google|glm|z-ai/i);
       expect(prompt.shown.map((shown) => shown.index).sort()).toEqual([0, 1, 2, 3].filter((index) => index !== ranker));
     }
   });
@@ -42,7 +42,7 @@ describe('buildRankingPrompt', () => {
 
   it('asks for a closing RANKING line without suggesting an order', () => {
     const { text } = buildRankingPrompt(problem, answers, 2, runId, 100_000);
-    expect(text).toMatch(/^RANKING: <letter> > <letter> > \.\.\.$/m);
+    expect(text.toString()).toMatch(/^RANKING: <letter> > <letter> > \.\.\.$/m);
   });
 
   it('stays within its bound', () => {
@@ -142,19 +142,19 @@ describe('buildCouncilSynthesisPrompt', () => {
   const prompt = buildCouncilSynthesisPrompt(problem, answers, ranking, runId, 100_000);
 
   it('shows every answer with the letters the rankers saw, and no model name', () => {
-    for (const answer of answers) expect(prompt.text).toContain(`### Candidate ${letterOf(answer.index)}\n\n${answer.content}`);
-    expect(prompt.text).not.toMatch(/openai|gpt|gemini|google|glm|z-ai/i);
+    for (const answer of answers) expect(String(prompt.text)).toContain(`### Candidate ${letterOf(answer.index)}\n\n${answer.content}`);
+    expect(String(prompt.text)).not.toMatch(/openai|gpt|gemini|google|glm|z-ai/i);
   });
 
   it('gives the combined ranking by letter, best first, after the answers and before the task', () => {
-    const section = prompt.text.slice(prompt.text.indexOf('## Peer ranking'), prompt.text.indexOf('## Your task'));
-    expect(prompt.text.indexOf('## Peer ranking')).toBeGreaterThan(prompt.text.indexOf('ANSWER-3'));
+    const section = String(prompt.text).slice(String(prompt.text).indexOf('## Peer ranking'), String(prompt.text).indexOf('## Your task'));
+    expect(String(prompt.text).indexOf('## Peer ranking')).toBeGreaterThan(String(prompt.text).indexOf('ANSWER-3'));
     expect(section).toContain(`1. Candidate ${letterOf(2)}: score 1.00 (ranked by 2 reviewers, first for 2)`);
     expect(section.split('\n').filter((line) => /^\d\. Candidate/.test(line))).toHaveLength(4);
   });
 
   it('asks to merge with the ranking in view while judging each claim on its merits', () => {
-    const task = prompt.text.slice(prompt.text.indexOf('## Your task'));
+    const task = String(prompt.text).slice(String(prompt.text).indexOf('## Your task'));
     expect(task).toMatch(/single best solution/);
     expect(task).toMatch(/ranked higher/);
     expect(task).toMatch(/on its merits/);

@@ -16,12 +16,12 @@ describe('buildJudgePrompt', () => {
 
   it('shows every answer lettered A, B, C, and no model name anywhere', () => {
     expect(prompt.shown.map((shown) => shown.label)).toEqual(['A', 'B', 'C']);
-    for (const answer of answers) expect(prompt.text).toContain(answer.content);
-    expect(prompt.text).not.toMatch(/openai|gpt|grok|x-ai/i);
+    for (const answer of answers) expect(String(prompt.text)).toContain(answer.content);
+    expect(String(prompt.text)).not.toMatch(/openai|gpt|grok|x-ai/i);
     for (const { label, index } of prompt.shown) {
-      const section = prompt.text.indexOf(`### Candidate ${label}\n`);
-      expect(section).toBeGreaterThan(prompt.text.indexOf(problem));
-      expect(prompt.text.indexOf(answers.find((answer) => answer.index === index)!.content)).toBeGreaterThan(section);
+      const section = String(prompt.text).indexOf(`### Candidate ${label}\n`);
+      expect(section).toBeGreaterThan(String(prompt.text).indexOf(problem));
+      expect(String(prompt.text).indexOf(answers.find((answer) => answer.index === index)!.content)).toBeGreaterThan(section);
     }
   });
 
@@ -35,7 +35,7 @@ describe('buildJudgePrompt', () => {
 
   it('letters the same run the same way every time, and asks for the CHOICE, REASON, ANSWER format', () => {
     expect(buildJudgePrompt(problem, answers, runId, 100_000)).toEqual(prompt);
-    const task = prompt.text.slice(prompt.text.lastIndexOf('## Your task'));
+    const task = String(prompt.text).slice(String(prompt.text).lastIndexOf('## Your task'));
     expect(task).toMatch(/single best candidate/);
     expect(task).toMatch(/verbatim/);
     expect(task).toMatch(/^CHOICE: .*\nREASON: .*\nANSWER:\n/m);
@@ -46,8 +46,8 @@ describe('buildJudgePrompt', () => {
     const bounded = buildJudgePrompt(problem, long, runId, 30_000);
     expect(bounded.text.length).toBeLessThanOrEqual(30_000);
     expect(bounded.trims.length).toBeGreaterThan(0);
-    expect(bounded.text).toMatch(/trimmed to fit/);
-    expect(bounded.text).not.toMatch(/openai|candidate-1_|\.md/);
+    expect(String(bounded.text)).toMatch(/trimmed to fit/);
+    expect(String(bounded.text)).not.toMatch(/openai|candidate-1_|\.md/);
   });
 });
 

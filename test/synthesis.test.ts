@@ -14,6 +14,12 @@ function lcg(seed: number) {
 const realisticFile = (index: number, model: string) =>
   `/home/alexandra/.local/share/parallel-llm-mcp/runs/2025-11-21T13-41-07.123Z_1a2b3c4d/candidate-${index}_${model.replace('/', '_')}.md`;
 
+/** The synthesis prompt with its text joined, to be read as one string. */
+function joined(...args: Parameters<typeof buildSynthesisPrompt>) {
+  const { text, trims } = buildSynthesisPrompt(...args);
+  return { text: text.toString(), trims };
+}
+
 describe('buildSynthesisPrompt: structure', () => {
   const problem = 'Why does my recursive Fibonacci function overflow the stack for n = 100000?';
   const candidates: CandidateAnswer[] = [
@@ -21,7 +27,7 @@ describe('buildSynthesisPrompt: structure', () => {
     { model: 'x-ai/grok-4-fast', content: 'ANSWER-TWO: use memoisation.' },
     { model: 'z-ai/glm-4.6', content: 'ANSWER-THREE: raise the recursion limit.' },
   ];
-  const { text, trims } = buildSynthesisPrompt(problem, candidates, 100_000);
+  const { text, trims } = joined(problem, candidates, 100_000);
 
   it('opens by calling the model an expert synthesiser and saying how many candidate answers there are', () => {
     const intro = text.slice(0, text.indexOf(problem));
@@ -65,14 +71,14 @@ describe('buildSynthesisPrompt: structure', () => {
 
   it.each([1, 2, 5])('states the number of candidates for %i candidate(s)', (count) => {
     const many = Array.from({ length: count }, (_, i) => ({ model: `m/${i}`, content: `answer ${i}` }));
-    const prompt = buildSynthesisPrompt('the problem', many, 100_000).text;
+    const prompt = buildSynthesisPrompt('the problem', many, 100_000).text.toString();
     const intro = prompt.slice(0, prompt.indexOf('the problem'));
     expect(intro).toMatch(new RegExp(`\\b${count}\\b`));
   });
 
   it('keeps the problem whole, even when it contains characters special to string replacement', () => {
     const tricky = 'Replace $& and $1 with `$$` in C:\\path\\file';
-    expect(buildSynthesisPrompt(tricky, candidates, 100_000).text).toContain(tricky);
+    expect(buildSynthesisPrompt(tricky, candidates, 100_000).text.toString()).toContain(tricky);
   });
 });
 
@@ -159,7 +165,7 @@ describe('buildSynthesisPrompt: bounded size', () => {
       { model: 'a/short', content: 'short answer' },
       { model: 'b/long', content: long, file },
     ];
-    const { text, trims } = buildSynthesisPrompt('problem', candidates, 10_000);
+    const { text, trims } = joined('problem', candidates, 10_000);
     expect(trims).toHaveLength(1);
     const [trim] = trims;
     expect(trim!.originalChars).toBe(40_000);
@@ -178,11 +184,7 @@ describe('buildSynthesisPrompt: bounded size', () => {
   it('marks an answer held only in part as trimmed, though its held part fits', () => {
     const file = '/runs/2025-11-21_ab12/candidate-1_a_long.md';
     // 12,000 characters held of a 2,000,000-character answer: the rest is only in its file.
-    const { text, trims } = buildSynthesisPrompt(
-      'problem',
-      [{ model: 'a/long', content: 'H'.repeat(12_000), chars: 2_000_000, file }],
-      600_000,
-    );
+    const { text, trims } = joined('problem', [{ model: 'a/long', content: 'H'.repeat(12_000), chars: 2_000_000, file }], 600_000);
     expect(trims).toHaveLength(1);
     const { keptChars, originalChars } = trims[0]!;
     expect(originalChars).toBe(2_000_000);
@@ -194,7 +196,7 @@ describe('buildSynthesisPrompt: bounded size', () => {
 
   it('marks a trim with the omitted count but names no file when none is given', () => {
     const long = 'M'.repeat(40_000);
-    const { text, trims } = buildSynthesisPrompt('problem', [{ model: 'b/long', content: long }], 10_000);
+    const { text, trims } = joined('problem', [{ model: 'b/long', content: long }], 10_000);
     const omitted = trims[0]!.originalChars - trims[0]!.keptChars;
     const kept = long.slice(0, trims[0]!.keptChars);
     const marker = text.slice(text.indexOf(kept) + kept.length);
@@ -210,7 +212,7 @@ describe('buildSynthesisPrompt: bounded size', () => {
       { model: 'c/short', content: 'C'.repeat(300) },
       { model: 'd/longer', content: 'D'.repeat(60_000) },
     ];
-    const { text, trims } = buildSynthesisPrompt('problem', candidates, 20_000);
+    const { text, trims } = joined('problem', candidates, 20_000);
     expect(trims.map((trim) => trim.model)).toEqual(['b/long', 'd/longer']);
     expect(text).toContain('A'.repeat(100));
     expect(text).toContain('C'.repeat(300));

@@ -1,4 +1,5 @@
 /** What one chat completion asks, and the JSON body that asks it of OpenRouter. */
+import type { Text } from './text-parts.js';
 
 /** OpenRouter's unified `reasoning.effort` values that every face accepts (SPEC §10). */
 export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
@@ -12,7 +13,7 @@ export interface ChatMessage {
 export interface ChatRequest {
   model: string;
   /** The question, sent as one user message unless `messages` is given. */
-  prompt: string;
+  prompt: Text;
   /**
    * A whole conversation (a follow-up: earlier turns, then the new question), sent instead of
    * `prompt`; `prompt` then stays the new question, for the logs and the request's identity.

@@ -11,7 +11,7 @@ import { chatBody, type ChatRequest } from './chat-body.js';
 import { parseJson } from './chunk.js';
 import { completionFrom, MAX_ANSWER_CHARS, readStream, readWholeBody, type ContentSink, type DecodedCompletion } from './decode.js';
 import { badBody, cancelledError, deadlineError, errorFromResponse, idleError, networkError } from './error-map.js';
-import { jsonBytes } from './json-bytes.js';
+import { jsonBody } from './json-body.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 
@@ -137,12 +137,19 @@ export class OpenRouterClient {
     const { agent, request } = await this.pool();
     const redacted = sink && this.redact.stream(sink);
     return this.withLimits(deadline, signal, async (abortSignal, heardFrom) => {
+      const body = jsonBody(chatBody(chat));
       const response = await request(`${this.baseUrl}/chat/completions`, {
         method: 'POST',
         dispatcher: agent,
         signal: abortSignal,
-        headers: { ...this.headers(), 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: jsonBytes(chatBody(chat)),
+        headers: {
+          ...this.headers(),
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          accept: 'text/event-stream',
+        },
+        // undici sends an iterable body as it is read (its docs/api/Dispatcher.md), though its types name only whole ones.
+        body: body.bytes as Buffer,
       });
       heardFrom();
       // undici follows no redirects, so a 3xx is as much an error here as a 4xx.

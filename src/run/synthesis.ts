@@ -1,4 +1,6 @@
 /** The synthesis prompt: the original's structure, bounded so it always fits the synthesizer. */
+import { joinParts, TextParts, type Text } from '../openrouter/text-parts.js';
+
 export interface CandidateAnswer {
   model: string;
   /** The answer, or its start when only that is kept in memory. */
@@ -15,9 +17,9 @@ export interface Trim {
   originalChars: number;
 }
 
-/** A prompt that quotes answers, and which of them it had to shorten to stay within its bound. */
+/** A prompt that quotes answers (as parts: the answers are not copied into it), and which of them it had to shorten to stay within its bound. */
 export interface BoundedPrompt {
-  text: string;
+  text: TextParts;
   trims: Trim[];
 }
 
@@ -30,39 +32,42 @@ export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswe
  * shared fairly (fairCaps), and each shortened answer ends with a marker saying how much was
  * left out and, when it has a `file`, where the whole of it is saved.
  */
-export function boundedPrompt(render: (bodies: string[]) => string, answers: CandidateAnswer[], maxChars: number): BoundedPrompt {
+export function boundedPrompt(render: (bodies: Text[]) => TextParts, answers: CandidateAnswer[], maxChars: number): BoundedPrompt {
   const overhead = render(answers.map(() => '')).length;
   const caps = fairCaps(answers.map(usableLength), maxChars - overhead);
   const trims: Trim[] = [];
-  const bodies = answers.map((answer, index) => {
+  const bodies = answers.map((answer, index): Text => {
     const cap = caps[index]!;
     // An answer held only in part is marked as trimmed too, wherever its held part ends.
     if ((answer.chars ?? answer.content.length) <= cap) return answer.content;
     // The marker's length depends on the numbers in it; measure it with the widest ones.
     const kept = Math.max(0, Math.min(answer.content.length, cap - trimMarker(answer, 0).length));
     trims.push({ model: answer.model, keptChars: kept, originalChars: answer.chars ?? answer.content.length });
-    return answer.content.slice(0, kept) + trimMarker(answer, kept);
+    return new TextParts(answer.content.slice(0, kept), trimMarker(answer, kept));
   });
   return { text: render(bodies), trims };
 }
 
 /** The layout every prompt over candidates' answers shares: who you are, the problem, the answers, the task. */
-export function layoutPrompt(parts: { intro: string; problem: string; sections: string[]; after?: string[]; task: string }): string {
-  return [
-    parts.intro,
-    '',
-    '## The original problem',
-    '',
-    parts.problem,
-    '',
-    '## Candidate answers',
-    '',
-    ...parts.sections,
-    ...(parts.after ?? []),
-    '## Your task',
-    '',
-    parts.task,
-  ].join('\n');
+export function layoutPrompt(parts: { intro: string; problem: string; sections: Text[]; after?: string[]; task: string }): TextParts {
+  return joinParts(
+    [
+      parts.intro,
+      '',
+      '## The original problem',
+      '',
+      parts.problem,
+      '',
+      '## Candidate answers',
+      '',
+      ...parts.sections,
+      ...(parts.after ?? []),
+      '## Your task',
+      '',
+      parts.task,
+    ],
+    '\n',
+  );
 }
 
 /** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
@@ -96,11 +101,13 @@ function trimMarker(candidate: CandidateAnswer, kept: number): string {
   return `\n\n[... trimmed to fit the synthesis budget: ${length - kept} of ${length} characters omitted${where}]`;
 }
 
-function render(problem: string, candidates: CandidateAnswer[], bodies: string[]): string {
+function render(problem: string, candidates: CandidateAnswer[], bodies: Text[]): TextParts {
   return layoutPrompt({
     intro: `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
     problem,
-    sections: candidates.map((candidate, index) => `### Candidate ${index + 1}: ${candidate.model}\n\n${bodies[index]}\n`),
+    sections: candidates.map(
+      (candidate, index) => new TextParts(`### Candidate ${index + 1}: ${candidate.model}\n\n`, bodies[index]!, '\n'),
+    ),
     task:
       'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
       'correct their mistakes, and where they disagree, resolve the conflict with your own judgement. ' +

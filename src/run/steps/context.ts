@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { UpstreamError, adviceFor } from '../../errors.js';
 import type { CallOptions, ChatRequest, Completion } from '../../openrouter/client.js';
+import type { Text } from '../../openrouter/text-parts.js';
 import type { Limiter } from '../limiter.js';
 import type { ModelError, RunStatus } from '../record.js';
 import type { Run } from '../run.js';
@@ -35,7 +36,7 @@ export interface StepContext {
 }
 
 /** One request of the run to `model`: its settings, its reasoning effort, and `prompt` as the one user message. */
-export function stepChat(run: Run, model: string, prompt: string): ChatRequest {
+export function stepChat(run: Run, model: string, prompt: Text): ChatRequest {
   const { temperature, maxTokens, reasoningEffort } = run.request;
   return { model, prompt, temperature, maxTokens, ...(reasoningEffort === undefined ? {} : { reasoningEffort }) };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { boundedPrompt, type CandidateAnswer, type Trim } from '../synthesis.js';
+import { TextParts, type Text } from '../../openrouter/text-parts.js';
 
 /**
  * Candidates as a judge or a ranker sees them: "Candidate A", "Candidate B"..., never a model
@@ -21,7 +22,7 @@ export interface ShownCandidate {
 
 /** A prompt over lettered answers: its text, the answers it shortened, and what each letter stands for. */
 export interface StrategyPrompt {
-  text: string;
+  text: TextParts;
   trims: Trim[];
   shown: ShownCandidate[];
 }
@@ -63,8 +64,8 @@ export function labelList(lettered: ReadonlyArray<{ label: string }>): string {
 }
 
 /** The prompt sections of lettered answers, with each body as bounded by the caller. */
-export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bodies: string[]): string[] {
-  return answers.map((answer, i) => `### Candidate ${answer.label}\n\n${bodies[i]}\n`);
+export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bodies: Text[]): TextParts[] {
+  return answers.map((answer, i) => new TextParts(`### Candidate ${answer.label}\n\n`, bodies[i]!, '\n'));
 }
 
 /**
@@ -73,7 +74,7 @@ export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bod
  */
 export function anonymousPrompt(
   lettered: ReadonlyArray<IndexedAnswer & { label: string }>,
-  render: (bodies: string[]) => string,
+  render: (bodies: Text[]) => TextParts,
   maxChars: number,
 ): StrategyPrompt {
   const quoted = lettered.map(({ model, content, chars }): CandidateAnswer => ({

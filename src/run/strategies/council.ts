@@ -1,4 +1,5 @@
 import { layoutPrompt } from '../synthesis.js';
+import type { Text } from '../../openrouter/text-parts.js';
 import {
   anonymise,
   anonymousPrompt,
@@ -31,7 +32,7 @@ export function buildRankingPrompt(
     anonymise(runId, answers).filter((answer) => answer.index !== ranker),
     `${runId}/ranker/${ranker}`,
   );
-  const render = (bodies: string[]) =>
+  const render = (bodies: Text[]) =>
     layoutPrompt({
       intro: `You are reviewing answers to a problem. ${answersFollow(others)}`,
       problem,
@@ -55,7 +56,7 @@ export function buildCouncilSynthesisPrompt(
   maxChars: number,
 ): StrategyPrompt {
   const lettered = anonymise(runId, answers);
-  const render = (bodies: string[]) =>
+  const render = (bodies: Text[]) =>
     layoutPrompt({
       intro:
         `You are an expert synthesiser. ${answersFollow(lettered)} ` +

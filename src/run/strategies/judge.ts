@@ -1,4 +1,5 @@
 import { layoutPrompt } from '../synthesis.js';
+import type { Text } from '../../openrouter/text-parts.js';
 import {
   anonymise,
   anonymousPrompt,
@@ -30,7 +31,7 @@ export interface JudgeVerdict {
 /** The judge's prompt over the answered candidates, within `maxChars`, lettered in the run's order. */
 export function buildJudgePrompt(problem: string, answers: IndexedAnswer[], runId: string, maxChars: number): StrategyPrompt {
   const lettered = anonymise(runId, answers);
-  const render = (bodies: string[]) =>
+  const render = (bodies: Text[]) =>
     layoutPrompt({
       intro: `You are an expert judge. ${answersFollow(lettered)}`,
       problem,
