@@ -27,6 +27,8 @@ describe('jsonBody', () => {
     const chunks = [...(bytes as Iterable<Buffer>)];
     expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(16 * 1024);
     expect(Buffer.concat([...(bytes as Iterable<Buffer>)]).equals(Buffer.concat(chunks))).toBe(true);
+    // A short prompt given as parts is made whole: one write.
+    expect(Buffer.isBuffer(jsonBody(body(new TextParts('a', 'b'))).bytes)).toBe(true);
   });
 
   it('never parts a surrogate pair, wherever a slice ends', () => {

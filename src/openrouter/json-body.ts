@@ -3,6 +3,8 @@ import { TextParts } from './text-parts.js';
 
 /** Strings longer than this are escaped a slice at a time. */
 const SLICE_CHARS = 16 * 1024;
+/** A body no longer than this is made whole, and sent in one write. */
+const WHOLE_BYTES = 64 * 1024;
 
 /** What stands in the skeleton for a long string: no value a caller sends is this (a per-process random name). */
 const LONG = `\u0000${randomBytes(12).toString('hex')}\u0000`;
@@ -20,8 +22,8 @@ export interface JsonBody {
  * to hundreds of thousands of characters, and V8 keeps every string past 128 KiB until its next
  * full collection, long after the request is sent (bench/RESULTS.md). Long strings, and
  * TextParts as the one string they make, are escaped a slice at a time: once to count their
- * bytes, and again as the body is sent (a surrogate pair split between two parts is escaped as
- * its two halves, which JSON reads back as the pair).
+ * bytes, and again as the body is sent, unless it is small enough to be made whole (a surrogate
+ * pair split between two parts is escaped as its two halves, which JSON reads back as the pair).
  */
 export function jsonBody(value: unknown): JsonBody {
   const long: (readonly string[])[] = [];
@@ -38,6 +40,7 @@ export function jsonBody(value: unknown): JsonBody {
   if (long.length === 0) return whole(skeleton);
   let length = between.reduce((sum, bytes) => sum + bytes.length, 0);
   for (const parts of long) for (const slice of quotedSlices(parts)) length += Buffer.byteLength(slice);
+  if (length <= WHOLE_BYTES) return { length, bytes: Buffer.concat([...sliced(between, long)], length) };
   return { length, bytes: { [Symbol.iterator]: () => sliced(between, long) } };
 }
 
