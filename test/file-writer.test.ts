@@ -96,6 +96,20 @@ describe('FileWriter', () => {
     await writer.discard();
   });
 
+  it('never parts a surrogate pair split between two pieces, wherever a batch ends', async () => {
+    const text = 'a😀b€😀😀c';
+    for (let split = 1; split < text.length; split++) {
+      const { target, writer } = await writerIn({ batchChars: split, batchMs: 60_000 });
+      for (let at = 0; at < text.length; at += split) writer.write(text.slice(at, at + split));
+      await writer.finish();
+      expect(await readFile(target, 'utf8')).toBe(text);
+    }
+    const { target, writer } = await writerIn({ batchChars: 1, batchMs: 60_000 });
+    writer.write('end\ud83d');
+    await writer.finish();
+    expect(await readFile(target, 'utf8')).toBe('end\ufffd');
+  });
+
   it('writes what it has once the batch’s time is up, though no more text comes', async () => {
     const { staging, writer } = await writerIn({ batchChars: 1000, batchMs: 20 });
     writer.write('a slow model');

@@ -318,6 +318,18 @@ describe('process_prompt through the MCP client', () => {
     expect(synthesis).not.toContain('END');
   });
 
+  it('keeps a character whose surrogate pair a stream splits between two events whole, in its file and for the synthesis', async () => {
+    harness = await startHarness(fake, scriptModels('pairs'));
+    // 7-unit events over 2-unit emoji: every other event ends in the middle of a pair.
+    const answer = `${'😀a'.repeat(20_000)}end`;
+    fake.on('pairs/two', { answer, chunks: Math.ceil(answer.length / 7) });
+    const { data } = await call({ prompt: 'q' });
+    expect(await readFile(data!.models[1]!.file!, 'utf8')).toBe(answer);
+    const synthesis = String((fake.requestsFor('pairs/synth')[0]!.body.messages as Array<{ content: string }>)[0]!.content);
+    expect(synthesis).toContain('😀a'.repeat(400));
+    expect(synthesis).not.toContain('\ufffd');
+  });
+
   it('leaves no file of a candidate that failed mid-stream, and no temporary file behind', async () => {
     harness = await startHarness(fake, scriptModels('midstream'));
     fake.on('midstream/two', {

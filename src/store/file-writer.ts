@@ -33,6 +33,8 @@ export class FileWriter {
   private readonly handle: Promise<FileHandle>;
   private pending: string[] = [];
   private pendingChars = 0;
+  /** A first half of a surrogate pair that ended the last piece: it waits for its other half, so that no batch parts the pair. */
+  private highSurrogate = '';
   /** The batches being written, if any: one run of writes at a time keeps the text in order. */
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -67,8 +69,15 @@ export class FileWriter {
    */
   write(text: string): Promise<void> | undefined {
     if (this.failure !== undefined || this.dropped || text === '') return undefined;
-    this.pending.push(text);
-    this.pendingChars += text.length;
+    let piece = this.highSurrogate + text;
+    this.highSurrogate = '';
+    if (isHighSurrogate(piece.charCodeAt(piece.length - 1))) {
+      this.highSurrogate = piece.slice(-1);
+      piece = piece.slice(0, -1);
+      if (piece === '') return undefined;
+    }
+    this.pending.push(piece);
+    this.pendingChars += piece.length;
     if (this.pendingChars >= this.batching.batchChars) this.flush();
     else this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
@@ -76,6 +85,9 @@ export class FileWriter {
 
   /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
+    // A half with no other half is written as it stands (UTF-8 makes it U+FFFD).
+    if (this.highSurrogate !== '' && this.failure === undefined && !this.dropped) this.pending.push(this.highSurrogate);
+    this.highSurrogate = '';
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
     try {
@@ -193,3 +205,5 @@ async function appendAll(handle: FileHandle, batches: Buffer[]): Promise<void> {
   const { bytesWritten } = await handle.writev(batches);
   if (bytesWritten < size) throw new StoreError('ERR_STORE_SHORT_WRITE', `the disk took ${bytesWritten} of ${size} bytes`);
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
