@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TextParts } from './text-parts.js';
+import { isHighSurrogate } from '../surrogate-pairs.js';
 
 /** Strings longer than this are escaped a slice at a time. */
 const SLICE_CHARS = 16 * 1024;
@@ -71,5 +72,3 @@ function* quotedSlices(parts: readonly string[]): Generator<string> {
   }
   yield '"';
 }
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

@@ -1,3 +1,5 @@
+import { SplitPairs } from '../surrogate-pairs.js';
+
 /**
  * Text gathered from many small pieces, kept up to `limit` characters, as UTF-8 in one Buffer
  * that grows as it fills, and decoded once, when it is read. So a streamed answer's pieces die
@@ -11,7 +13,7 @@
 export class KeptText {
   private bytes = EMPTY;
   private used = 0;
-  private highSurrogate = '';
+  private readonly pairs = new SplitPairs();
   /** The characters kept, in UTF-16 code units, as JavaScript counts a string's length. */
   length = 0;
 
@@ -22,12 +24,7 @@ export class KeptText {
     if (room <= 0 || text === '') return;
     const kept = room >= text.length ? text : text.slice(0, room);
     this.length += kept.length;
-    let piece = this.highSurrogate === '' ? kept : this.highSurrogate + kept;
-    this.highSurrogate = '';
-    if (isHighSurrogate(piece.charCodeAt(piece.length - 1))) {
-      this.highSurrogate = piece[piece.length - 1]!;
-      piece = piece.slice(0, -1);
-    }
+    const piece = this.pairs.join(kept);
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a pair, two units, takes 4).
     this.reserve(piece.length * 3);
     this.used += this.bytes.write(piece, this.used);
@@ -35,7 +32,7 @@ export class KeptText {
 
   text(): string {
     const text = this.bytes.toString('utf8', 0, this.used);
-    return this.highSurrogate === '' ? text : `${text}\uFFFD`;
+    return this.pairs.held === '' ? text : `${text}\uFFFD`;
   }
 
   private reserve(bytes: number): void {
@@ -50,5 +47,3 @@ export class KeptText {
 const EMPTY = Buffer.alloc(0);
 /** The first buffer's size: past half of Node's pool (8 KiB), so that no kept text holds a pool slab. */
 const MIN_BYTES = 4096;
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

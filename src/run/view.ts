@@ -1,3 +1,4 @@
+import { isHighSurrogate } from '../surrogate-pairs.js';
 import type { RunState } from './record.js';
 import type { RunView } from './service.js';
 import { fairCaps } from './synthesis.js';
@@ -28,6 +29,5 @@ export function viewOf(state: RunState, texts: RunTexts, maxChars: number): RunV
 /** The first `chars` characters, one less where the cut would split a surrogate pair (an emoji) in two. */
 export function prefix(text: string, chars: number): string {
   if (text.length <= chars) return text;
-  const last = text.charCodeAt(chars - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? chars - 1 : chars);
+  return text.slice(0, isHighSurrogate(text.charCodeAt(chars - 1)) ? chars - 1 : chars);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
+import { SplitPairs } from '../surrogate-pairs.js';
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
 export interface Batching {
@@ -33,8 +34,8 @@ export class FileWriter {
   private readonly handle: Promise<FileHandle>;
   private pending: string[] = [];
   private pendingChars = 0;
-  /** A first half of a surrogate pair that ended the last piece: it waits for its other half, so that no batch parts the pair. */
-  private highSurrogate = '';
+  /** A pair a stream split between two pieces is joined before either goes into a batch: no batch parts it. */
+  private readonly pairs = new SplitPairs();
   /** The batches being written, if any: one run of writes at a time keeps the text in order. */
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -69,13 +70,8 @@ export class FileWriter {
    */
   write(text: string): Promise<void> | undefined {
     if (this.failure !== undefined || this.dropped || text === '') return undefined;
-    let piece = this.highSurrogate + text;
-    this.highSurrogate = '';
-    if (isHighSurrogate(piece.charCodeAt(piece.length - 1))) {
-      this.highSurrogate = piece.slice(-1);
-      piece = piece.slice(0, -1);
-      if (piece === '') return undefined;
-    }
+    const piece = this.pairs.join(text);
+    if (piece === '') return undefined;
     this.pending.push(piece);
     this.pendingChars += piece.length;
     if (this.pendingChars >= this.batching.batchChars) this.flush();
@@ -86,8 +82,7 @@ export class FileWriter {
   /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
     // A half with no other half is written as it stands (UTF-8 makes it U+FFFD).
-    if (this.highSurrogate !== '' && this.failure === undefined && !this.dropped) this.pending.push(this.highSurrogate);
-    this.highSurrogate = '';
+    if (this.pairs.held !== '' && this.failure === undefined && !this.dropped) this.pending.push(this.pairs.held);
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
     try {
@@ -205,5 +200,3 @@ async function appendAll(handle: FileHandle, batches: Buffer[]): Promise<void> {
   const { bytesWritten } = await handle.writev(batches);
   if (bytesWritten < size) throw new StoreError('ERR_STORE_SHORT_WRITE', `the disk took ${bytesWritten} of ${size} bytes`);
 }
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
