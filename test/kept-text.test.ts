@@ -40,6 +40,15 @@ describe('KeptText', () => {
     expect(kept(['a😀'], 2)).toEqual({ text: 'a\ufffd', length: 2 });
   });
 
+  it('reads the same text again once it has let its bytes go', () => {
+    const text = new KeptText(100_000);
+    for (let i = 0; i < 1000; i++) text.add('😀 kept ');
+    const first = text.text();
+    expect(first).toBe('😀 kept '.repeat(1000));
+    expect(text.text()).toBe(first);
+    expect(text.length).toBe(first.length);
+  });
+
   it('matches the pieces joined and written as UTF-8, for any pieces', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 300 }), { maxLength: 60 }), (pieces) => {

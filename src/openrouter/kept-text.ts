@@ -14,6 +14,8 @@ export class KeptText {
   private bytes = EMPTY;
   private used = 0;
   private readonly pairs = new SplitPairs();
+  /** The text, once read: the bytes are let go then. */
+  private decoded: string | undefined;
   /** The characters kept, in UTF-16 code units, as JavaScript counts a string's length. */
   length = 0;
 
@@ -30,9 +32,16 @@ export class KeptText {
     this.used += this.bytes.write(piece, this.used);
   }
 
+  /** The text kept, read once it is all there: its bytes are let go then. */
   text(): string {
-    const text = this.bytes.toString('utf8', 0, this.used);
-    return this.pairs.held === '' ? text : `${text}\uFFFD`;
+    if (this.decoded === undefined) {
+      const text = this.bytes.toString('utf8', 0, this.used);
+      this.decoded = this.pairs.held === '' ? text : `${text}\uFFFD`;
+      release(this.bytes);
+      this.bytes = EMPTY;
+      this.used = 0;
+    }
+    return this.decoded;
   }
 
   private reserve(bytes: number): void {
@@ -40,10 +49,28 @@ export class KeptText {
     const size = Math.max(this.used + bytes, Math.min(Math.max(2 * this.bytes.length, MIN_BYTES), 3 * this.limit));
     const larger = Buffer.allocUnsafe(size);
     this.bytes.copy(larger, 0, 0, this.used);
+    release(this.bytes);
     this.bytes = larger;
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Frees a buffer's memory now rather than at V8's next full collection. A kept text outlives
+ * young collections, and the memory of its buffer goes only with the buffer's object; transferred
+ * to a clone nobody holds, it goes with that young object at the next scavenge. Only a buffer
+ * that is its whole ArrayBuffer is transferred (never a slice of Node's shared pool); one that
+ * cannot be is left to the collector.
+ */
+function release(bytes: Buffer): void {
+  const whole = bytes.buffer;
+  if (bytes.length === 0 || bytes.byteOffset !== 0 || whole.byteLength !== bytes.length || !(whole instanceof ArrayBuffer)) return;
+  try {
+    structuredClone(whole, { transfer: [whole] });
+  } catch {
+    // Left to the collector.
+  }
+}
 /** The first buffer's size: past half of Node's pool (8 KiB), so that no kept text holds a pool slab. */
 const MIN_BYTES = 4096;
