@@ -15,6 +15,9 @@ const SPACE = 0x20;
 /** `data:`, byte by byte. */
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a];
 const NOTHING = Buffer.alloc(0);
+/** The carry's first size (an event of chat completions is a few hundred bytes), and the most it keeps between lines. */
+const MIN_PARTIAL_BYTES = 1024;
+const KEPT_PARTIAL_BYTES = 64 * 1024;
 
 /**
  * Server-sent events read straight from the body's bytes, reduced to what chat completions
@@ -23,12 +26,14 @@ const NOTHING = Buffer.alloc(0);
  *
  * Lines are found on bytes: a newline byte is never part of a multibyte UTF-8 character, so a
  * payload's bytes are whole characters and are decoded once, as one string, which is exactly
- * what one streaming decoder over the body would give. A line that spans reads is carried as
- * the byte pieces it came in and joined once at its newline, so the work stays linear.
+ * what one streaming decoder over the body would give. A line that spans reads is copied into
+ * a buffer of the parser's own until its newline, so the work stays linear, and no read is held
+ * past its turn: a read is a slice of the socket's 64 KiB, and a slice kept while the stream
+ * waits for its next read outlives V8's young collections, its memory freed only at a full one.
  */
 export class SseParser {
-  /** The start of a line whose newline has not arrived yet, in the pieces it came in. */
-  private partial: Buffer[] = [];
+  /** The start of a line whose newline has not arrived yet: its first `partialBytes` bytes. */
+  private partial = NOTHING;
   private partialBytes = 0;
   /** Its length in characters, counted only once its bytes pass the cap (bytes are never fewer). */
   private partialChars = 0;
@@ -85,22 +90,31 @@ export class SseParser {
   }
 
   private addPartial(piece: Buffer): void {
-    this.partial.push(piece);
+    this.reservePartial(piece.length);
+    piece.copy(this.partial, this.partialBytes);
     this.partialBytes += piece.length;
     if (this.partialBytes <= MAX_LINE_CHARS) return;
     // Counted from here on, piece by piece, so that each byte is counted once.
-    this.partialChars += this.partialChars === 0 ? this.partial.reduce((sum, part) => sum + utf16Length(part), 0) : utf16Length(piece);
+    this.partialChars += utf16Length(this.partialChars === 0 ? this.partial.subarray(0, this.partialBytes) : piece);
     if (this.partialChars > MAX_LINE_CHARS) throw tooLong('a line');
   }
 
-  /** The partial line ending with `end`, as one Buffer; the carry is emptied. */
+  /** The partial line ending with `end`, read before the next push, which reuses its buffer. */
   private finishPartial(end: Buffer): Buffer {
     this.addPartial(end);
-    const line = this.partial.length === 1 ? this.partial[0]! : Buffer.concat(this.partial, this.partialBytes);
-    this.partial = [];
+    const line = this.partial.subarray(0, this.partialBytes);
     this.partialBytes = 0;
     this.partialChars = 0;
     return line;
+  }
+
+  /** Room for `bytes` more; a buffer grown past a long line's size is let go once that line is done. */
+  private reservePartial(bytes: number): void {
+    if (this.partialBytes === 0 && this.partial.length > KEPT_PARTIAL_BYTES) this.partial = NOTHING;
+    if (this.partialBytes + bytes <= this.partial.length) return;
+    const larger = Buffer.allocUnsafeSlow(Math.max(this.partialBytes + bytes, 2 * this.partial.length, MIN_PARTIAL_BYTES));
+    this.partial.copy(larger, 0, 0, this.partialBytes);
+    this.partial = larger;
   }
 }
 
