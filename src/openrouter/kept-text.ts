@@ -1,3 +1,4 @@
+import { freeBytes } from '../free-bytes.js';
 import { SplitPairs } from '../surrogate-pairs.js';
 
 /**
@@ -37,7 +38,7 @@ export class KeptText {
     if (this.decoded === undefined) {
       const text = this.bytes.toString('utf8', 0, this.used);
       this.decoded = this.pairs.held === '' ? text : `${text}\uFFFD`;
-      release(this.bytes);
+      freeBytes(this.bytes);
       this.bytes = EMPTY;
       this.used = 0;
     }
@@ -49,28 +50,12 @@ export class KeptText {
     const size = Math.max(this.used + bytes, Math.min(Math.max(2 * this.bytes.length, MIN_BYTES), 3 * this.limit));
     const larger = Buffer.allocUnsafe(size);
     this.bytes.copy(larger, 0, 0, this.used);
-    release(this.bytes);
+    freeBytes(this.bytes);
     this.bytes = larger;
   }
 }
 
 const EMPTY = Buffer.alloc(0);
 
-/**
- * Frees a buffer's memory now rather than at V8's next full collection. A kept text outlives
- * young collections, and the memory of its buffer goes only with the buffer's object; transferred
- * to a clone nobody holds, it goes with that young object at the next scavenge. Only a buffer
- * that is its whole ArrayBuffer is transferred (never a slice of Node's shared pool); one that
- * cannot be is left to the collector.
- */
-function release(bytes: Buffer): void {
-  const whole = bytes.buffer;
-  if (bytes.length === 0 || bytes.byteOffset !== 0 || whole.byteLength !== bytes.length || !(whole instanceof ArrayBuffer)) return;
-  try {
-    structuredClone(whole, { transfer: [whole] });
-  } catch {
-    // Left to the collector.
-  }
-}
 /** The first buffer's size: past half of Node's pool (8 KiB), so that no kept text holds a pool slab. */
 const MIN_BYTES = 4096;

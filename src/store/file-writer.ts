@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
+import { freeBytes } from '../free-bytes.js';
 import { SplitPairs } from '../surrogate-pairs.js';
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
@@ -193,10 +194,11 @@ export class FileWriter {
 
 /**
  * Writes the batches where the last write ended, in one writev (libuv goes on while the disk
- * takes them in parts). A disk that takes less than all of them without an error filled up midway.
+ * takes them in parts), and frees them once it is done. A disk that takes less than all of them
+ * without an error filled up midway.
  */
 async function appendAll(handle: FileHandle, batches: Buffer[]): Promise<void> {
   const size = batches.reduce((sum, batch) => sum + batch.length, 0);
-  const { bytesWritten } = await handle.writev(batches);
+  const { bytesWritten } = await handle.writev(batches).finally(() => batches.forEach(freeBytes));
   if (bytesWritten < size) throw new StoreError('ERR_STORE_SHORT_WRITE', `the disk took ${bytesWritten} of ${size} bytes`);
 }
