@@ -25,10 +25,10 @@ const STALE_LOCK_MS = 2 * START_MS;
  */
 const HOST_V8_FLAGS = ['--max-semi-space-size=4', '--liftoff-only'];
 /**
- * glibc's malloc gives each thread that allocates an arena of its own, up to eight per core, and
- * frees into it; the host's threads (libuv's, V8's collector's) share one instead: its peak on the
- * same workload 152-156 -> 149-150 MiB, with server, and no CPU the benches can see. A value the
- * user set is kept; other C libraries ignore it.
+ * glibc's malloc gives each thread that allocates an arena of its own (up to eight per core); the
+ * host's threads (libuv's, V8's collector's) share one instead. On the same workload, server and
+ * host together peak at 149-150 MiB rather than 152-156, at no CPU the benches can see. A value
+ * the user set is kept; other C libraries ignore it.
  */
 const HOST_MALLOC_ARENAS = '1';
 
