@@ -6,6 +6,7 @@ import { copyFill, openNew, publish, temporaryName, writeTemporary } from './fil
 import { StoreError } from './store-error.js';
 import { freeBytes } from '../free-bytes.js';
 import { SplitPairs } from '../surrogate-pairs.js';
+import { Utf8Bytes } from '../utf8-bytes.js';
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
 export interface Batching {
@@ -14,10 +15,9 @@ export interface Batching {
 }
 
 /**
- * Batches of 32 Ki characters (32-96 KiB on disk) instead of one write per streamed piece: as a
- * string, a batch stays under V8's large-object size (128 KiB, which only a full collection
- * frees), so it dies young. 200 ms keeps a slow model's file close behind it. Past four batches
- * not yet written, the writer asks to be waited for.
+ * Batches of 32 Ki characters (32-96 KiB on disk) instead of one write per streamed piece; 200 ms
+ * keeps a slow model's file close behind it. Past four batches not yet written, the writer asks
+ * to be waited for.
  */
 const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
@@ -26,14 +26,16 @@ const HIGH_WATER_BATCHES = 4;
  * A file written piece by piece, as its text arrives, under a temporary name in the staging
  * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
  * be held whole in memory, and a file is still whole or absent, even after a kill -9. Pieces
- * are gathered into batches, written through one handle, one write at a time, each within the limit.
+ * are encoded as they come, gathered into batches, and written through one handle, one write at
+ * a time, each within the limit.
  * The temporary file stays open until it has its name: if its folder is removed meanwhile, the
  * open file is the only copy left, and it is copied into the folders made again.
  */
 export class FileWriter {
   private readonly temporary: string;
   private readonly handle: Promise<FileHandle>;
-  private pending: string[] = [];
+  /** The text not yet written, encoded as it comes: its strings die young. */
+  private pending = new Utf8Bytes();
   private pendingChars = 0;
   /** A pair a stream split between two pieces is joined before either goes into a batch: no batch parts it. */
   private readonly pairs = new SplitPairs();
@@ -73,7 +75,7 @@ export class FileWriter {
     if (this.failure !== undefined || this.dropped || text === '') return undefined;
     const piece = this.pairs.join(text);
     if (piece === '') return undefined;
-    this.pending.push(piece);
+    this.pending.append(piece);
     this.pendingChars += piece.length;
     if (this.pendingChars >= this.batching.batchChars) this.flush();
     else this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
@@ -83,7 +85,7 @@ export class FileWriter {
   /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
     // A half with no other half is written as it stands (UTF-8 makes it U+FFFD).
-    if (this.pairs.held !== '' && this.failure === undefined && !this.dropped) this.pending.push(this.pairs.held);
+    if (this.pairs.held !== '' && this.failure === undefined && !this.dropped) this.pending.append(this.pairs.held);
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
     try {
@@ -104,8 +106,7 @@ export class FileWriter {
   /** The temporary file removed: the text was not the whole answer. */
   async discard(): Promise<void> {
     this.dropped = true;
-    this.pending = [];
-    this.pendingChars = 0;
+    this.forgetPending();
     await this.drain();
     await this.close(await this.handle.catch(() => undefined)).catch(() => undefined);
     await this.remove();
@@ -127,34 +128,23 @@ export class FileWriter {
   /** Writes what is pending once it makes a batch (or its time is up), one write at a time, each within the limit. */
   private async writeBatches(): Promise<void> {
     const handle = await this.handle.catch(() => undefined);
-    while (handle && this.failure === undefined && this.pending.length > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
-      const batches = this.takeBatches();
-      await this.disk.limit(`writing ${this.temporary}`, () => appendAll(handle, batches)).catch((error: unknown) => this.fail(error));
+    while (handle && this.failure === undefined && this.pending.size > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
+      const batch = this.takeBatch();
+      await this.disk.limit(`writing ${this.temporary}`, () => append(handle, batch)).catch((error: unknown) => this.fail(error));
     }
-    if (this.pending.length > 0 && this.failure === undefined)
-      this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+    if (this.pending.size > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
   }
 
-  /**
-   * Everything pending, encoded in batches of about `batchChars`: a writer that fell behind (a
-   * reader need not wait for it) catches up in one write, and no string is joined past V8's
-   * large-object size.
-   */
-  private takeBatches(): Buffer[] {
-    const batches: Buffer[] = [];
-    for (let start = 0, end = 0; start < this.pending.length; start = end) {
-      for (let chars = 0; end < this.pending.length && chars < this.batching.batchChars; end++) chars += this.pending[end]!.length;
-      batches.push(Buffer.from(end - start === 1 ? this.pending[start]! : this.pending.slice(start, end).join('')));
-    }
-    this.pending = [];
+  /** Everything pending, as one batch: a writer that fell behind (a reader need not wait for it) catches up in one write. */
+  private takeBatch(): Buffer {
     this.pendingChars = 0;
     this.due = false;
-    return batches;
+    return this.pending.take();
   }
 
   /** Every piece written (or given up after a failure), each write within its limit. */
   private async drain(): Promise<void> {
-    while (this.writing || (this.pending.length > 0 && this.failure === undefined)) {
+    while (this.writing || (this.pending.size > 0 && this.failure === undefined)) {
       this.due = true;
       this.flush();
       await this.writing;
@@ -165,7 +155,11 @@ export class FileWriter {
   /** Keeps the first failure, and lets go of the text that will never be written. */
   private fail(error: unknown): void {
     this.failure ??= error;
-    this.pending = [];
+    this.forgetPending();
+  }
+
+  private forgetPending(): void {
+    this.pending.free();
     this.pendingChars = 0;
   }
 
@@ -193,12 +187,11 @@ export class FileWriter {
 }
 
 /**
- * Writes the batches where the last write ended, in one writev (libuv goes on while the disk
- * takes them in parts), and frees them once it is done. A disk that takes less than all of them
- * without an error filled up midway.
+ * Writes the batch where the last write ended, and frees it once done (libuv goes on while the
+ * disk takes it in parts). A disk that takes less than all of it without an error filled up midway.
  */
-async function appendAll(handle: FileHandle, batches: Buffer[]): Promise<void> {
-  const size = batches.reduce((sum, batch) => sum + batch.length, 0);
-  const { bytesWritten } = await handle.writev(batches).finally(() => batches.forEach(freeBytes));
+async function append(handle: FileHandle, batch: Buffer): Promise<void> {
+  const size = batch.length;
+  const { bytesWritten } = await handle.write(batch, 0, size).finally(() => freeBytes(batch));
   if (bytesWritten < size) throw new StoreError('ERR_STORE_SHORT_WRITE', `the disk took ${bytesWritten} of ${size} bytes`);
 }
