@@ -8,7 +8,7 @@ export const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbf
  */
 export class SplitPairs {
   /** A first half held back from the last piece, or ''. */
-  held = '';
+  private held = '';
 
   /** `piece` with the half held back put before it, less a first half at its end, now held back. */
   join(piece: string): string {
@@ -16,5 +16,12 @@ export class SplitPairs {
     const ends = isHighSurrogate(whole.charCodeAt(whole.length - 1));
     this.held = ends ? whole.slice(-1) : '';
     return ends ? whole.slice(0, -1) : whole;
+  }
+
+  /** The pieces have ended: the half held back, if any, which has no other half (as UTF-8 it becomes U+FFFD). */
+  end(): string {
+    const held = this.held;
+    this.held = '';
+    return held;
   }
 }

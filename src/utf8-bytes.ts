@@ -1,7 +1,7 @@
 import { freeBytes } from './free-bytes.js';
 
 const EMPTY = Buffer.alloc(0);
-/** The first buffer's size: past half of Node's pool (8 KiB), so that it is an ArrayBuffer of its own. */
+/** The first buffer's size; each is an ArrayBuffer of its own (`allocUnsafeSlow`), so that `freeBytes` can free it. */
 const MIN_BYTES = 4096;
 
 /**

@@ -32,8 +32,8 @@ export class KeptText {
   /** The text kept, read once it is all there: its bytes are freed then. */
   text(): string {
     if (this.decoded === undefined) {
-      const text = this.bytes.text();
-      this.decoded = this.pairs.held === '' ? text : `${text}\uFFFD`;
+      this.bytes.append(this.pairs.end());
+      this.decoded = this.bytes.text();
       this.bytes.free();
     }
     return this.decoded;

@@ -84,8 +84,7 @@ export class FileWriter {
 
   /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
-    // A half with no other half is written as it stands (UTF-8 makes it U+FFFD).
-    if (this.pairs.held !== '' && this.failure === undefined && !this.dropped) this.pending.append(this.pairs.held);
+    if (this.failure === undefined && !this.dropped) this.pending.append(this.pairs.end());
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
     try {
