@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { FileWriter } from './file-writer.js';
+import { Flusher } from './flusher.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
 import { withTimeLimit } from './time-limit.js';
@@ -10,13 +11,16 @@ import { withTimeLimit } from './time-limit.js';
  */
 export class Disk {
   readonly stagingDir: string;
+  /** Undefined when files are not flushed to the disk. */
+  private readonly flusher: Flusher | undefined;
 
   constructor(
     readonly rootDir: string,
     private readonly opTimeoutMs: number,
-    private readonly durable: boolean,
+    durable: boolean,
   ) {
     this.stagingDir = path.join(rootDir, '.staging');
+    this.flusher = durable ? new Flusher((file) => this.limit(`flushing ${file}`, (signal) => flushFile(file, signal))) : undefined;
   }
 
   limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -44,24 +48,27 @@ export class Disk {
 
   /**
    * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
-   * place. A durable file is flushed to the disk right after it appears, and nobody waits for
-   * that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
+   * place. A durable file is flushed to the disk after it appears (see Flusher), and nobody
+   * waits for that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
    */
   async writeFile(target: string, content: string): Promise<void> {
     await this.limit(`writing ${target}`, (signal) =>
-      this.inFolders(target, signal, async () => publish(await this.temporary(target, content, false, signal), target, signal)),
+      this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
     );
-    if (this.durable) void this.limit(`flushing ${target}`, (signal) => flushFile(target, signal)).catch(() => undefined);
+    this.flusher?.published(target);
   }
 
-  /** Writes `target` whole, only if no file has that name yet: true if this call made it. */
-  createFile(target: string, content: string): Promise<boolean> {
-    return this.limit(`creating ${target}`, (signal) =>
-      this.inFolders(target, signal, async () => {
-        const temporary = await this.temporary(target, content, this.durable, signal);
-        return publishIfAbsent(temporary, target, signal);
-      }),
+  /**
+   * Writes `target` whole, only if no file has that name yet: true if this call made it. It is
+   * flushed as `writeFile`'s are: a power cut that empties it leaves a claim nobody can read,
+   * which blocks nobody (its process is gone with the power).
+   */
+  async createFile(target: string, content: string): Promise<boolean> {
+    const made = await this.limit(`creating ${target}`, (signal) =>
+      this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, signal), target, signal)),
     );
+    if (made) this.flusher?.published(target);
+    return made;
   }
 
   /** A file written piece by piece, then given its name whole. */
@@ -73,7 +80,7 @@ export class Disk {
     return this.limit(`reading ${file}`, (signal) => readOwnFile(file, maxBytes, signal, cut));
   }
 
-  private temporary(target: string, content: string, durable: boolean, signal: AbortSignal): Promise<string> {
-    return writeTemporary(this.stagingDir, path.basename(target), textFill(content), durable, signal);
+  private temporary(target: string, content: string, signal: AbortSignal): Promise<string> {
+    return writeTemporary(this.stagingDir, path.basename(target), textFill(content), signal);
   }
 }

@@ -171,7 +171,7 @@ export class FileWriter {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     await this.disk.remakeFolders(this.target, signal);
-    const copy = await writeTemporary(this.disk.stagingDir, path.basename(this.target), copyFill(handle), false, signal);
+    const copy = await writeTemporary(this.disk.stagingDir, path.basename(this.target), copyFill(handle), signal);
     await unlink(this.temporary).catch(() => undefined);
     await publish(copy, this.target, signal);
   }

@@ -41,23 +41,15 @@ export const copyFill =
 
 /**
  * Fills a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and returns its path.
- * With `durable`, the data is flushed to the disk before the file is published, so that even a
- * power cut never leaves a published file empty. Whatever step fails, closing included (where a
- * network file system reports a lost write), no temporary file is left behind.
+ * Whatever step fails, closing included (where a network file system reports a lost write), no
+ * temporary file is left behind.
  */
-export async function writeTemporary(
-  stagingDir: string,
-  fileName: string,
-  fill: Fill,
-  durable: boolean,
-  signal: AbortSignal,
-): Promise<string> {
+export async function writeTemporary(stagingDir: string, fileName: string, fill: Fill, signal: AbortSignal): Promise<string> {
   const temporary = temporaryName(stagingDir, fileName);
   const handle = await openNew(temporary);
   try {
     await fill(handle, signal);
     signal.throwIfAborted();
-    if (durable) await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlink(temporary).catch(() => undefined);

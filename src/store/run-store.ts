@@ -17,7 +17,7 @@ export { fileSafe, isRunId, newRunId } from './names.js';
 export interface StoreOptions {
   /** The time limit of each file operation, in ms; past it the operation rejects with ERR_STORE_TIMEOUT. */
   opTimeoutMs?: number;
-  /** Flush each file to the disk right after it appears. A kill -9 needs only write + rename; this guards against power loss. */
+  /** Flush each file to the disk soon after it appears (see Flusher). A kill -9 needs only write + rename; this guards against power loss. */
   durable?: boolean;
   /** When a write made with `catchUp` is tried again after it failed. */
   catchUp?: Backoff;
