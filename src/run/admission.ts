@@ -27,8 +27,11 @@ export interface Admitted {
   earlier?: EarlierRun;
   /** Said in the run's result. */
   warnings: string[];
-  /** A stopped run taken over: what it saved, read back once, before its worst case counted these answers as paid. */
-  resumed?: SavedRun;
+}
+
+/** A stopped run taken over: admitted with what it saved, read back once, before its worst case counted these answers as paid. */
+export interface AdmittedResume extends Admitted {
+  resumed: SavedRun;
 }
 
 /** A stopped run's journal, with every answer whose text cannot be read back waiting again, and the answers that can (0-based). */
@@ -92,15 +95,19 @@ async function followUp(
 }
 
 /**
- * How a process's runs are admitted: a new run, or (`resume` given) a stopped one, which pays
- * only for the answers it cannot read back (`keepChars` of each is read, as the run keeps them).
+ * How a process's runs are admitted: a new run, or a stopped one taken over, which pays only
+ * for the answers it cannot read back (`keepChars` of each is read, as the run keeps them).
  */
 export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources, keepChars: number) {
-  const earlierRun = (id: string) => readEarlierRun(id, sources, deps.maxPromptChars);
-  return async (request: RunRequest, ceilingUsd: number | undefined, resume?: StoredRun): Promise<Result<Admitted, StartRefusal>> => {
-    const saved = resume && (await savedRun(resume, keepChars));
-    const admitted = await admit(request, ceilingUsd, saved ? [...saved.answers.keys()] : [], { ...deps, earlierRun });
-    return admitted.ok && saved ? ok({ ...admitted.value, resumed: saved }) : admitted;
+  const withEarlier = { ...deps, earlierRun: (id: string) => readEarlierRun(id, sources, deps.maxPromptChars) };
+  return {
+    fresh: (request: RunRequest, ceilingUsd: number | undefined): Promise<Result<Admitted, StartRefusal>> =>
+      admit(request, ceilingUsd, [], withEarlier),
+    async resume(request: RunRequest, ceilingUsd: number | undefined, stopped: StoredRun): Promise<Result<AdmittedResume, StartRefusal>> {
+      const saved = await savedRun(stopped, keepChars);
+      const admitted = await admit(request, ceilingUsd, [...saved.answers.keys()], withEarlier);
+      return admitted.ok ? ok({ ...admitted.value, resumed: saved }) : admitted;
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import type { Claim } from '../store/claims.js';
 import { newRunId, type RunStore } from '../store/run-store.js';
 import { processAlive, type OwnerIdentity } from './liveness.js';
 import type { Owner } from './record.js';
-import { judge, type Verdict } from './reuse.js';
+import { judge } from './reuse.js';
 import type { Run } from './run.js';
 import type { StoredRun } from './stored.js';
 import type { StoredRuns } from './stored-watch.js';
@@ -20,13 +20,16 @@ const MAX_ROUNDS = 3;
 export type Found = { live: Run } | { stored: StoredRun };
 
 /**
- * What claiming a request led to: a new run to start (under this id), a stopped run to take
- * over (each admitted as `admit` said), another's run to follow, or `admit`'s refusal.
+ * What claiming a request led to: a new run to start (under this id) or a stopped run to take
+ * over, each as `admit` admitted it; another's run to follow; or `admit`'s refusal.
  */
-export type Claimed<A, R> = { start: string; admitted: A } | { resume: StoredRun; admitted: A } | { follow: Found } | { refused: R };
+export type Claimed<A, B, R> = { start: string; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
 
-/** Whether this process may start the request's run (a stopped one when `resume` is given), and what with. */
-export type Admit<A, R> = (resume: StoredRun | undefined) => Promise<Result<A, R>>;
+/** Whether this process may start the request's run, new or a stopped one taken over, and what with. */
+export interface Admit<A, B, R> {
+  fresh(): Promise<Result<A, R>>;
+  resume(stopped: StoredRun): Promise<Result<B, R>>;
+}
 
 /** Leaves a claim's judgement untaken: the run may not start, and nobody is to follow it. */
 class NotAdmitted<R> {
@@ -48,19 +51,25 @@ export interface ClaimContext {
  * lets it start; a refused one leaves no claim behind. A claimant that dies before its journal
  * says anything is claimed over; after a few such rounds the run is simply started.
  */
-export async function claimRequest<A, R>(key: string, context: ClaimContext, fresh: boolean, admit: Admit<A, R>): Promise<Claimed<A, R>> {
+export async function claimRequest<A, B, R>(
+  key: string,
+  context: ClaimContext,
+  fresh: boolean,
+  admit: Admit<A, B, R>,
+): Promise<Claimed<A, B, R>> {
   const { store, stored, owner } = context;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
-    // The verdict on the claim that was taken (a lost race judges again), and what its run was admitted with.
-    const judged: { verdict: Verdict; admitted?: A } = { verdict: { fresh: true } };
+    // What the claim that was taken admitted (a lost race judges again).
+    let admitted: { start: A } | { resume: StoredRun; admitted: B } | undefined;
     const taken = await store.claims
       .take(key, async (latest) => {
-        const verdict = (judged.verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version));
+        const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
         if ('follow' in verdict) return undefined;
-        const admitted = await admit('resume' in verdict ? verdict.resume : undefined);
-        if (!admitted.ok) throw new NotAdmitted(admitted.error);
-        judged.admitted = admitted.value;
+        admitted =
+          'resume' in verdict
+            ? { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) }
+            : { start: allowed(await admit.fresh()) };
         return { run_id: 'resume' in verdict ? verdict.resume.id : id, owner, at: new Date().toISOString() };
       })
       .catch((error: unknown) => {
@@ -68,15 +77,19 @@ export async function claimRequest<A, R>(key: string, context: ClaimContext, fre
         throw error;
       });
     if ('refused' in taken) return taken;
-    if (taken.taken)
-      return 'resume' in judged.verdict
-        ? { resume: judged.verdict.resume, admitted: judged.admitted! }
-        : { start: id, admitted: judged.admitted! };
+    // A claim is made only once admitted.
+    if (taken.taken && admitted) return 'resume' in admitted ? admitted : { start: id, admitted: admitted.start };
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
-  const admitted = await admit(undefined);
+  const admitted = await admit.fresh();
   return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
+}
+
+/** An admission's value; a refusal leaves the claim untaken. */
+function allowed<T, R>(admitted: Result<T, R>): T {
+  if (!admitted.ok) throw new NotAdmitted(admitted.error);
+  return admitted.value;
 }
 
 /**

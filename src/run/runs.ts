@@ -4,7 +4,7 @@ import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
 import { LeaseKeeper } from '../store/leases.js';
 import type { RunStore } from '../store/run-store.js';
-import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
+import { admitter, type AdmissionDeps, type AdmittedResume } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
 import { buildRun, type RunMaking } from './build-run.js';
 import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
@@ -139,7 +139,10 @@ export class Runs {
     if (mine) return { run: mine, joined: 'attached' };
     const { store, logger } = this.options;
     const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
-    const admitting = (resume: StoredRun | undefined) => this.admit(request, ceilingUsd, resume);
+    const admitting = {
+      fresh: () => this.admit.fresh(request, ceilingUsd),
+      resume: (stopped: StoredRun) => this.admit.resume(request, ceilingUsd, stopped),
+    };
     const claimed = context
       ? await claimRequest(key, context, fresh, admitting).catch((error: unknown) => {
           logger.warn({ err: error }, 'the request could not be claimed in the output folder');
@@ -150,7 +153,7 @@ export class Runs {
     if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
     if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request, claimed.admitted);
     // Started under a claim, or (no claim to be had) here all the same.
-    const admitted = claimed ? ok(claimed.admitted) : await admitting(undefined);
+    const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh();
     if (!admitted.ok) return { refused: admitted.error };
     return { run: { live: this.launch(buildRun(this.making(), request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
   }
@@ -176,8 +179,8 @@ export class Runs {
    * Takes over a stopped run, its claim won: only the models with no saved answer (or none
    * that can be read back) are asked again. Its admission read what it saved (admission.ts).
    */
-  private resume(stored: StoredRun, request: RunRequest, admitted: Admitted): Start {
-    const saved = admitted.resumed!;
+  private resume(stored: StoredRun, request: RunRequest, admitted: AdmittedResume): Start {
+    const saved = admitted.resumed;
     const run = buildRun(this.making(), request, saved.record.request_key, admitted, {
       id: saved.record.run_id,
       folder: Promise.resolve(stored.folder),
