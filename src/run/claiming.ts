@@ -61,12 +61,12 @@ export async function claimRequest<A, B, R>(
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
     // What the claim that was taken admitted (a lost race judges again).
-    let admitted: { start: A } | { resume: StoredRun; admitted: B } | undefined;
+    let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
     const taken = await store.claims
       .take(key, async (latest) => {
         const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
         if ('follow' in verdict) return undefined;
-        admitted =
+        admission =
           'resume' in verdict
             ? { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) }
             : { start: allowed(await admit.fresh()) };
@@ -78,7 +78,7 @@ export async function claimRequest<A, B, R>(
       });
     if ('refused' in taken) return taken;
     // A claim is made only once admitted.
-    if (taken.taken && admitted) return 'resume' in admitted ? admitted : { start: id, admitted: admitted.start };
+    if (taken.taken && admission) return 'resume' in admission ? admission : { start: id, admitted: admission.start };
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
