@@ -25,6 +25,10 @@ export class ChangeSignal {
   }
 }
 
+/** Whether a reader who saw `since` waits for the next change: it has seen the latest (`version`), may wait, and more may come. */
+export const waitsForChange = (since: number | undefined, version: number, waitMs: number, settled: boolean): boolean =>
+  since === version && waitMs > 0 && !settled;
+
 /** Waits for `change`, at most `ms`, and no longer than `signal` allows; leaves no timer behind. */
 export async function changeWithin(change: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import { Deadline } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import { isRunId, type RunStore } from '../store/run-store.js';
-import { changeWithin } from './change-signal.js';
+import { changeWithin, waitsForChange } from './change-signal.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
 import type { Runs } from './runs.js';
@@ -143,7 +143,7 @@ export class LocalRunService implements RunService {
 
 /** A run of this process once it has moved past the reader's version `since`, or after `waitMs`. */
 async function watchLive(run: Run, since: number | undefined, waitMs: number, signal: AbortSignal | undefined): Promise<Watched> {
-  if (since === run.version && waitMs > 0 && !STATUS[run.status].settled) await changeWithin(run.nextChange(since), waitMs, signal);
+  if (waitsForChange(since, run.version, waitMs, STATUS[run.status].settled)) await changeWithin(run.nextChange(since), waitMs, signal);
   return { state: run.state(), version: run.version };
 }
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ok, type Result } from '../result.js';
 import type { RunStore } from '../store/run-store.js';
-import { ChangeSignal, changeWithin } from './change-signal.js';
+import { ChangeSignal, changeWithin, waitsForChange } from './change-signal.js';
 import { STATUS, type RunRecord } from './record.js';
 import type { LookupError } from './service.js';
 import { StoredRun } from './stored.js';
@@ -63,7 +63,7 @@ export class StoredRuns {
     if (!('run' in watch)) return watch;
     watch.watchers++;
     try {
-      if (since === watch.version && waitMs > 0 && !STATUS[watch.record.status].settled) {
+      if (waitsForChange(since, watch.version, waitMs, STATUS[watch.record.status].settled)) {
         this.poll(watch);
         await changeWithin(watch.changes.wait(since), waitMs, signal);
       }
