@@ -1,17 +1,13 @@
-import { SplitPairs } from '../surrogate-pairs.js';
 import { Utf8Bytes } from '../utf8-bytes.js';
 
 /**
  * Text gathered from many small pieces, kept up to `limit` characters, as UTF-8 until it is read
- * (Utf8Bytes), decoded once then and its bytes freed.
- *
- * A piece that ends in the first half of a surrogate pair keeps that half back for the next
- * piece, so a character split between two events is kept whole. A half with no other half (UTF-8
- * has no lone surrogates) reads as U+FFFD, as it would from the answer's file.
+ * (Utf8Bytes), decoded once then and its bytes freed. A character split between two events is
+ * kept whole; a first half of a pair with no other half (UTF-8 has no lone surrogates) reads as
+ * U+FFFD, as it does from the answer's file.
  */
 export class KeptText {
   private readonly bytes: Utf8Bytes;
-  private readonly pairs = new SplitPairs();
   /** The text, once read. */
   private decoded: string | undefined;
   /** The characters kept, in UTF-16 code units, as JavaScript counts a string's length. */
@@ -26,13 +22,13 @@ export class KeptText {
     if (room <= 0 || text === '') return;
     const kept = room >= text.length ? text : text.slice(0, room);
     this.length += kept.length;
-    this.bytes.append(this.pairs.join(kept));
+    this.bytes.append(kept);
   }
 
   /** The text kept, read once it is all there: its bytes are freed then. */
   text(): string {
     if (this.decoded === undefined) {
-      this.bytes.append(this.pairs.end());
+      this.bytes.end();
       this.decoded = this.bytes.text();
       this.bytes.free();
     }

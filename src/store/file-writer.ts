@@ -5,7 +5,6 @@ import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
 import { freeBytes } from '../free-bytes.js';
-import { SplitPairs } from '../surrogate-pairs.js';
 import { Utf8Bytes } from '../utf8-bytes.js';
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
@@ -34,11 +33,9 @@ const HIGH_WATER_BATCHES = 4;
 export class FileWriter {
   private readonly temporary: string;
   private readonly handle: Promise<FileHandle>;
-  /** The text not yet written, encoded as it comes: its strings die young. */
-  private pending = new Utf8Bytes();
+  /** The text not yet written, encoded as it comes (its strings die young); a pair split between two pieces is never parted by a batch. */
+  private readonly pending = new Utf8Bytes();
   private pendingChars = 0;
-  /** A pair a stream split between two pieces is joined before either goes into a batch: no batch parts it. */
-  private readonly pairs = new SplitPairs();
   /** The batches being written, if any: one run of writes at a time keeps the text in order. */
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -73,10 +70,9 @@ export class FileWriter {
    */
   write(text: string): Promise<void> | undefined {
     if (this.failure !== undefined || this.dropped || text === '') return undefined;
-    const piece = this.pairs.join(text);
-    if (piece === '') return undefined;
-    this.pending.append(piece);
-    this.pendingChars += piece.length;
+    const chars = this.pending.append(text);
+    if (chars === 0) return undefined;
+    this.pendingChars += chars;
     if (this.pendingChars >= this.batching.batchChars) this.flush();
     else this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
@@ -84,7 +80,7 @@ export class FileWriter {
 
   /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
   async finish(): Promise<void> {
-    if (this.failure === undefined && !this.dropped) this.pending.append(this.pairs.end());
+    if (this.failure === undefined && !this.dropped) this.pending.end();
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
     try {
