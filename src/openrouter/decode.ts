@@ -2,6 +2,7 @@ import { UpstreamError } from '../errors.js';
 import { thousands } from '../locale-free.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
+import { ChunkShape } from './chunk-shape.js';
 import { absorb, emptyDraft, isCapped, type ContentSink, type Draft } from './draft.js';
 import { errorFromObject } from './error-map.js';
 import { SseParser } from './sse.js';
@@ -42,13 +43,14 @@ export async function readStream(
   capChars: number,
 ): Promise<Draft> {
   const draft = emptyDraft(sink, capChars);
+  const chunks = new ChunkShape();
   let done = false;
   const parser = new SseParser((data) => {
     if (data.trim() === '[DONE]') {
       done = true;
       return false;
     }
-    absorb(draft, parseBody(data));
+    absorb(draft, chunks.read(data));
     if (draft.chars > 0) state.contentStarted = true;
     // A mid-stream error ends the answer: never hand a half answer to synthesis. So does the cap.
     return !(draft.error || draft.finishReason === 'error' || isCapped(draft));

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseBody } from '../src/openrouter/chunk.js';
+import { ChunkShape } from '../src/openrouter/chunk-shape.js';
+
+/** A chunk as OpenRouter streams it, with `content` as given (raw: already JSON, quotes and all). */
+const chunk = (rawContent: string, finish = 'null') =>
+  `{"id":"gen-1","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1767764021,` +
+  `"choices":[{"index":0,"delta":{"role":"assistant","content":${rawContent},"reasoning":null,"reasoning_details":[]},` +
+  `"finish_reason":${finish},"native_finish_reason":null,"logprobs":null}]}`;
+const text = (content: string) => chunk(JSON.stringify(content));
+
+/** What JSON.parse and the schema make of `line`: the body, or the error's message. */
+function parsedWhole(line: string): unknown {
+  try {
+    return parseBody(line);
+  } catch (error) {
+    return { threw: (error as Error).message };
+  }
+}
+
+/** What the shape makes of `line`, copied at once (a body read through the shape is reused). */
+function readThrough(shape: ChunkShape, line: string): unknown {
+  try {
+    return structuredClone(shape.read(line));
+  } catch (error) {
+    return { threw: (error as Error).message };
+  }
+}
+
+/** Every line read through one shape, each expected to read as a whole parse would. */
+function expectSameAsWhole(lines: string[]): void {
+  const shape = new ChunkShape();
+  for (const line of lines) expect(readThrough(shape, line), line).toEqual(parsedWhole(line));
+}
+
+const fixtureLines = (name: string) =>
+  readFileSync(new URL(`./fixtures/streams/${name}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+
+describe('a stream read through its chunks shape', () => {
+  it('reads a chunk that only changes the text without parsing it whole: the learnt body, its content replaced', () => {
+    const shape = new ChunkShape();
+    shape.read(text('Hello'));
+    const second = shape.read(text(', world'));
+    expect(second.choices?.[0]?.delta?.content).toBe(', world');
+    expect(shape.read(text('!'))).toBe(second);
+    expect(second.choices?.[0]?.delta?.content).toBe('!');
+  });
+
+  it('reads every chunk of the fixture streams as a whole parse does', () => {
+    for (const name of [
+      'azure-router.chunks.txt',
+      'deepseek-reasoner.chunks.txt',
+      'groq-qwen3.chunks.txt',
+      'mistral-magistral.chunks.txt',
+    ]) {
+      expectSameAsWhole(fixtureLines(name));
+    }
+  });
+
+  it('reads texts that need escapes, and texts that change the chunk around them, as a whole parse does', () => {
+    const raw = [
+      '"a \\"quoted\\" word"',
+      '"two\\nlines\\r\\n\\ttabbed"',
+      '"caf\\u00e9 \\ud83d\\ude00 \\/ \\\\"',
+      '"é € 😀 “curly”"',
+      '"a","reasoning":"b"',
+      '"a"},"extra":{"content":"b"',
+      '"ends in a backslash\\"',
+      '"\\u00"',
+      '"raw\u0001control"',
+      '"raw\nnewline"',
+      '""',
+      '"',
+      'null',
+      '42',
+      '["parts"]',
+    ];
+    expectSameAsWhole([text('first'), ...raw.flatMap((content) => [chunk(content), text('between')])]);
+  });
+
+  it('is learnt only from a chunk where content is one string, its key written once, with no escapes', () => {
+    const variants = [
+      chunk('"x"').replace('"role":"assistant"', '"content":"x","role":"assistant"'),
+      chunk('"x"').replace('"model":"anthropic/claude-sonnet-4"', '"model":"content"'),
+      chunk('"x"').replace('"id":"gen-1"', '"id":"gen\\u002d1"'),
+      chunk('"x"').replace('"content":', '"content" :'),
+      chunk('"x"').replace('"content":', '"cont\\u0065nt":'),
+      chunk('"x"').replace('[{"index":0', '[{"index":1,"delta":{"content":"y"}},{"index":0'),
+    ];
+    for (const learnt of variants) {
+      const shape = new ChunkShape();
+      shape.read(learnt);
+      const next = learnt.replace('"x"', '"y"');
+      expect(shape.read(next), learnt).not.toBe(shape.read(next));
+      expectSameAsWhole([learnt, next, learnt]);
+    }
+  });
+
+  it('keeps its shape through chunks of another shape, and learns a new one from the next chunk of text', () => {
+    const other = (content: string) => text(content).replace('"gen-1"', '"gen-2"');
+    const reasoning = chunk('""').replace('"reasoning":null', '"reasoning":"thinking"');
+    expectSameAsWhole([text('a'), reasoning, text('b'), other('c'), other('d'), text('e'), chunk('"f"', '"stop"'), chunk('"g"', '"stop"')]);
+  });
+
+  it('reads any text, and any change of the chunk at the text, as a whole parse does', () => {
+    const piece = fc.constantFrom(
+      'a',
+      'é',
+      '😀',
+      '"',
+      '\\',
+      'n',
+      'u',
+      '0',
+      'd83d',
+      '\n',
+      '\u0001',
+      ',',
+      ':',
+      '{',
+      '}',
+      '[',
+      ']',
+      '"content":',
+    );
+    const middle = fc.array(piece, { maxLength: 12 }).map((pieces) => pieces.join(''));
+    fc.assert(
+      fc.property(fc.array(middle, { minLength: 1, maxLength: 8 }), (middles) => {
+        expectSameAsWhole([text('start'), ...middles.map((raw) => chunk(`"${raw}"`))]);
+      }),
+      { seed: 20_261_126, numRuns: 300 },
+    );
+  });
+});
