@@ -4,6 +4,12 @@ import type { CompletionBody } from './schemas.js';
 /** `"content":"`, where a chunk's text starts. */
 const CONTENT_KEY = '"content"';
 const CONTENT_VALUE = `${CONTENT_KEY}:"`;
+/**
+ * The longest chunk a shape is learnt from. Models stream chunks of a few hundred characters; a
+ * longer one (a proxy that gathers the text) costs its parse little beside its text, and a shape
+ * holds on to the chunk it was learnt from.
+ */
+const MAX_SHAPE_CHARS = 4096;
 /** What a JSON string's text holds only escaped: a quote, a backslash, a control character. */
 const ESCAPED = /["\\\u0000-\u001f]/;
 
@@ -25,19 +31,13 @@ export class ChunkShape {
   /** The text up to the content's string, and from its closing quote on. */
   private before = '';
   private after = '';
-  /** The body of the chunk the shape was learnt from, whose content each match replaces. */
+  /** The body of the chunk the shape was learnt from. */
   private body: CompletionBody | undefined;
 
-  /**
-   * The chunk's body. A body read through the shape is the same object each time, its content
-   * replaced: the reader must take what it needs before the next chunk, and keep no part of it.
-   */
+  /** The chunk's body, as `parseBody` reads it. */
   read(data: string): CompletionBody {
     const content = this.contentOf(data);
-    if (content !== undefined) {
-      this.body!.choices![0]!.delta!.content = content;
-      return this.body!;
-    }
+    if (content !== undefined) return this.withContent(content);
     const body = parseBody(data);
     this.learn(data, body);
     return body;
@@ -57,10 +57,19 @@ export class ChunkShape {
     }
   }
 
+  /**
+   * The shape's body with `content` for its own, in new objects: nothing of a chunk outlives its
+   * reading, as nothing of a parsed one does (kept past a turn, it would leave V8's young generation).
+   */
+  private withContent(content: string): CompletionBody {
+    const [first, ...others] = this.body!.choices!;
+    return { ...this.body, choices: [{ ...first, delta: { ...first!.delta, content } }, ...others] };
+  }
+
   /** Learns the shape of a chunk whose delta has text; a chunk that does not qualify leaves the shape as it was. */
   private learn(data: string, body: CompletionBody): void {
     const delta = body.choices?.[0]?.delta;
-    if (typeof delta?.content !== 'string' || delta.content === '' || data.includes('\\')) return;
+    if (typeof delta?.content !== 'string' || delta.content === '' || data.length > MAX_SHAPE_CHARS || data.includes('\\')) return;
     // With no backslash, the one `"content"` is the delta's key, and its string is the content as it is written.
     const key = data.indexOf(CONTENT_KEY);
     if (data.indexOf(CONTENT_KEY, key + 1) !== -1 || !data.startsWith(CONTENT_VALUE, key)) return;
