@@ -68,6 +68,15 @@ describe('a stream read through its chunks shape', () => {
     expect(parsesOf(shape, text('y'.repeat(5000)))).toBe(0);
   });
 
+  it('learns no more shapes in a stream whose every chunk differs beyond its text, and reads it as a whole parse does', () => {
+    const tagged = (tag: number, content: string) => text(content).replace('"id":"gen-1"', `"id":"gen-1","obfuscation":"${tag}"`);
+    const shape = new ChunkShape();
+    for (let tag = 1; tag <= 5; tag++) expect(parsesOf(shape, tagged(tag, 'a'))).toBe(1);
+    expect(parsesOf(shape, tagged(5, 'b'))).toBe(1);
+    expect(parsesOf(shape, tagged(4, 'c'))).toBe(0);
+    expectSameAsWhole(Array.from({ length: 12 }, (_, i) => tagged(i % 7, `piece ${i}`)));
+  });
+
   it('reads every chunk of the fixture streams as a whole parse does', () => {
     for (const name of [
       'azure-router.chunks.txt',
