@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { parseBody } from '../src/openrouter/chunk.js';
 import { ChunkShape } from '../src/openrouter/chunk-shape.js';
+import type { CompletionBody } from '../src/openrouter/schemas.js';
 
 /** A chunk as OpenRouter streams it, with `content` as given (raw: already JSON, quotes and all). */
 const chunk = (rawContent: string, finish = 'null') =>
@@ -20,10 +21,21 @@ function parsedWhole(line: string): unknown {
   }
 }
 
-/** What the shape makes of `line`, copied at once (a body read through the shape is reused). */
+/** The body the shape gives for `line`: for a chunk read through it, the learnt body with the chunk's text for its content. */
+function bodyOf(shape: ChunkShape, line: string): CompletionBody {
+  let read: CompletionBody | undefined;
+  shape.read(line, (body, content) => {
+    if (content === undefined) return (read = body);
+    const [first, ...others] = body.choices!;
+    read = { ...body, choices: [{ ...first, delta: { ...first!.delta, content } }, ...others] };
+  });
+  return read!;
+}
+
+/** What the shape makes of `line`, or the error's message. */
 function readThrough(shape: ChunkShape, line: string): unknown {
   try {
-    return structuredClone(shape.read(line));
+    return bodyOf(shape, line);
   } catch (error) {
     return { threw: (error as Error).message };
   }
@@ -39,7 +51,7 @@ function expectSameAsWhole(lines: string[]): void {
 function parsesOf(shape: ChunkShape, line: string): number {
   const parse = vi.spyOn(JSON, 'parse');
   try {
-    shape.read(line);
+    bodyOf(shape, line);
     return parse.mock.calls.length;
   } finally {
     parse.mockRestore();
@@ -52,17 +64,22 @@ const fixtureLines = (name: string) =>
     .filter((line) => line.trim() !== '');
 
 describe('a stream read through its chunks shape', () => {
-  it('reads a chunk that only changes the text without parsing it whole, its text in a body of its own', () => {
+  it('reads a chunk that only changes the text without parsing it whole, and gives its text as the content', () => {
     const shape = new ChunkShape();
     expect(parsesOf(shape, text('Hello'))).toBe(1);
     expect(parsesOf(shape, text(', world'))).toBe(0);
-    const [second, third] = [shape.read(text('second')), shape.read(text('third'))];
+    const [second, third] = [bodyOf(shape, text('second')), bodyOf(shape, text('third'))];
     expect([second.choices?.[0]?.delta?.content, third.choices?.[0]?.delta?.content]).toEqual(['second', 'third']);
+    // Nothing is made per chunk but its text: each gets the body the shape was learnt from.
+    const given: Array<[CompletionBody, string | undefined]> = [];
+    for (const piece of ['fourth', 'fifth']) shape.read(text(piece), (body, content) => given.push([body, content]));
+    expect(given[0]![0]).toBe(given[1]![0]);
+    expect(given.map(([, content]) => content)).toEqual(['fourth', 'fifth']);
   });
 
   it('parses a chunk longer than a few KiB whole, and learns no shape from it', () => {
     const shape = new ChunkShape();
-    shape.read(text('x'.repeat(5000)));
+    bodyOf(shape, text('x'.repeat(5000)));
     expect(parsesOf(shape, text('y'.repeat(5000)))).toBe(1);
     expect(parsesOf(shape, text('short'))).toBe(1);
     expect(parsesOf(shape, text('y'.repeat(5000)))).toBe(0);
@@ -120,7 +137,7 @@ describe('a stream read through its chunks shape', () => {
     ];
     for (const learnt of variants) {
       const shape = new ChunkShape();
-      shape.read(learnt);
+      bodyOf(shape, learnt);
       const next = learnt.replace('"x"', '"y"');
       expect(parsesOf(shape, next), learnt).toBe(1);
       expectSameAsWhole([learnt, next, learnt]);

@@ -42,16 +42,21 @@ export class ChunkShape {
   /** Shapes learnt since a chunk last had the shape. */
   private relearnt = 0;
 
-  /** The chunk's body, as `parseBody` reads it. */
-  read(data: string): CompletionBody {
+  /**
+   * Gives `take` the chunk's body, as `parseBody` reads it: for a chunk read through the shape,
+   * the body of the chunk the shape was learnt from, and the chunk's own text for its content.
+   * Nothing is made for such a chunk but its text: objects made per chunk are what V8 may decide
+   * to make in its old generation (bench/RESULTS.md, the huge shape).
+   */
+  read(data: string, take: (body: CompletionBody, content?: string) => void): void {
     const content = this.contentOf(data);
     if (content !== undefined) {
       this.relearnt = 0;
-      return this.withContent(content);
+      return take(this.body!, content);
     }
     const body = parseBody(data);
     this.learn(data, body);
-    return body;
+    take(body);
   }
 
   /** The content, when `data` is the shape's chunk with another; undefined when it must be parsed whole. */
@@ -69,15 +74,6 @@ export class ChunkShape {
     } catch {
       return undefined;
     }
-  }
-
-  /**
-   * The shape's body with `content` for its own, in new objects: nothing of a chunk outlives its
-   * reading, as nothing of a parsed one does (kept past a turn, it would leave V8's young generation).
-   */
-  private withContent(content: string): CompletionBody {
-    const [first, ...others] = this.body!.choices!;
-    return { ...this.body, choices: [{ ...first, delta: { ...first!.delta, content } }, ...others] };
   }
 
   /** Learns the shape of a chunk whose delta has text; a chunk that does not qualify leaves the shape as it was. */

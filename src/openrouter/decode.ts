@@ -6,6 +6,7 @@ import { ChunkShape } from './chunk-shape.js';
 import { absorb, emptyDraft, isCapped, type ContentSink, type Draft } from './draft.js';
 import { errorFromObject } from './error-map.js';
 import { SseParser } from './sse.js';
+import type { CompletionBody } from './schemas.js';
 import type { TokenUsage } from './usage.js';
 
 export { MAX_ANSWER_CHARS, type ContentSink } from './draft.js';
@@ -44,13 +45,14 @@ export async function readStream(
 ): Promise<Draft> {
   const draft = emptyDraft(sink, capChars);
   const chunks = new ChunkShape();
+  const absorbChunk = (body: CompletionBody, content?: string) => absorb(draft, body, content);
   let done = false;
   const parser = new SseParser((data) => {
     if (data.trim() === '[DONE]') {
       done = true;
       return false;
     }
-    absorb(draft, chunks.read(data));
+    chunks.read(data, absorbChunk);
     if (draft.chars > 0) state.contentStarted = true;
     // A mid-stream error ends the answer: never hand a half answer to synthesis. So does the cap.
     return !(draft.error || draft.finishReason === 'error' || isCapped(draft));

@@ -55,15 +55,20 @@ export function emptyDraft(sink: ContentSink | undefined, capChars: number): Dra
   };
 }
 
-/** Folds one body or chunk into the draft. Only the first choice is read: we ask for one. */
-export function absorb(draft: Draft, body: CompletionBody): void {
+/**
+ * Folds one body or chunk into the draft. Only the first choice is read: we ask for one.
+ * `content`, when given, is that choice's content in place of the body's (a chunk read through
+ * its shape, src/openrouter/chunk-shape.ts).
+ */
+export function absorb(draft: Draft, body: CompletionBody, content?: string): void {
   const choice = body.choices?.[0];
   const part = choice?.delta ?? choice?.message;
   // OpenRouter says `reasoning`; DeepSeek, Qwen and others `reasoning_content`; Mistral sends thinking parts.
   const reasoning = part?.reasoning ?? part?.reasoning_content;
   if (reasoning) draft.reasoning.add(reasoning);
-  if (typeof part?.content === 'string') addContent(draft, part.content);
-  else if (part?.content) addParts(draft, part.content);
+  const text = content ?? part?.content;
+  if (typeof text === 'string') addContent(draft, text);
+  else if (text) addParts(draft, text);
   draft.finishReason = choice?.finish_reason ?? draft.finishReason;
   draft.error = body.error ?? choice?.error ?? draft.error;
   if (body.usage !== undefined) draft.usage = convertUsage(body.usage) ?? draft.usage;
