@@ -12,10 +12,10 @@ const chunk = (rawContent: string, finish = 'null') =>
   `"finish_reason":${finish},"native_finish_reason":null,"logprobs":null}]}`;
 const text = (content: string) => chunk(JSON.stringify(content));
 
-/** What JSON.parse and the schema make of `line`: the body, or the error's message. */
-function parsedWhole(line: string): unknown {
+/** What `read` returns, or the message of what it threw: a refused chunk must be refused alike both ways. */
+function outcome(read: () => unknown): unknown {
   try {
-    return parseBody(line);
+    return read();
   } catch (error) {
     return { threw: (error as Error).message };
   }
@@ -32,19 +32,14 @@ function bodyOf(shape: ChunkShape, line: string): CompletionBody {
   return read!;
 }
 
-/** What the shape makes of `line`, or the error's message. */
-function readThrough(shape: ChunkShape, line: string): unknown {
-  try {
-    return bodyOf(shape, line);
-  } catch (error) {
-    return { threw: (error as Error).message };
-  }
-}
-
 /** Every line read through one shape, each expected to read as a whole parse would. */
 function expectSameAsWhole(lines: string[]): void {
   const shape = new ChunkShape();
-  for (const line of lines) expect(readThrough(shape, line), line).toEqual(parsedWhole(line));
+  for (const line of lines)
+    expect(
+      outcome(() => bodyOf(shape, line)),
+      line,
+    ).toEqual(outcome(() => parseBody(line)));
 }
 
 /** How many times reading `line` called JSON.parse: none for a chunk read through the shape, one for a chunk parsed whole. */
