@@ -71,6 +71,19 @@ describe('request claims (issue 18, item 3)', () => {
     expect(late).toMatchObject({ taken: false, generation: 11, claim: { run_id: 'alive' } });
   });
 
+  it('claims a request whose folder a refused claimant left empty, as a new one', async () => {
+    const store = new RunStore(await tempDir());
+    const refused = new Error('not admitted');
+    await expect(
+      store.claims.take(KEY, () => {
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    expect(await claimFiles(store.rootDir)).toEqual([]);
+    expect(await store.claims.take(KEY, (latest) => (latest ? undefined : claimOf('next')))).toMatchObject({ taken: true, generation: 1 });
+    expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'next' } });
+  });
+
   it('makes a generation once only: a second claim of it is refused', async () => {
     const store = new RunStore(await tempDir());
     expect(await store.claims.claim(KEY, 1, claimOf('first'))).toBe(true);

@@ -1,4 +1,4 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
@@ -66,7 +66,12 @@ export class RequestClaims {
    * claim made in a slot the winner of a higher one had freed does not stand): then read
    * `latest` again and follow the winner.
    */
-  async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
+  claim(key: string, generation: number, claim: Claim): Promise<boolean> {
+    return this.make(key, generation, claim, false);
+  }
+
+  /** `claim`; `madeFolder` when this call made the request's folder, so that it need not be checked. */
+  private async make(key: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
     checkName(key, KEY, 'request key');
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
@@ -74,8 +79,10 @@ export class RequestClaims {
     const dir = path.join(this.dir, key);
     const file = generationFile(dir, generation);
     // The request's folder, made where it is missing: its parents are made again only if they were removed.
-    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
+    if (!madeFolder) await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
     if (!(await this.disk.createFile(file, `${JSON.stringify(claim)}\n`))) return false;
+    // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
+    if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
   }
@@ -86,17 +93,31 @@ export class RequestClaims {
    * to follow the latest. A lost race reads the latest again, so the loser follows the winner.
    */
   async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
+    // A request's first claim makes its folder: a folder this call made holds no claim to read.
+    let madeFolder = await this.makeFolder(key);
     for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-      const latest = await this.latest(key);
+      const latest = madeFolder ? undefined : await this.latest(key);
       const wanted = await next(latest?.claim);
       if (!wanted) {
         if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
         return { taken: false, generation: latest.generation, claim: latest.claim };
       }
       const generation = (latest?.generation ?? 0) + 1;
-      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
+      if (await this.make(key, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
+      madeFolder = false;
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
+  }
+
+  /** Makes the folder of `key`'s claims: true if this call made it, false if it was there. */
+  private makeFolder(key: string): Promise<boolean> {
+    checkName(key, KEY, 'request key');
+    const dir = path.join(this.dir, key);
+    return this.disk.limit(`making ${dir}`, async (signal) => {
+      await this.prepare(signal);
+      const made = await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST')));
+      return made === true;
+    });
   }
 }
 
