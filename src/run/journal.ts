@@ -13,6 +13,8 @@ import { runTotals } from './usage.js';
 export class RunJournal {
   /** The answer files being written as the candidates' texts arrive, by 0-based index. */
   private readonly writers = new Map<number, AnswerWriter>();
+  /** The entry to be written at the end of this turn of the event loop, with every step taken meanwhile. */
+  private entry: Promise<boolean> | undefined;
 
   constructor(
     private readonly record: RunRecord,
@@ -71,15 +73,27 @@ export class RunJournal {
     return this.files?.save(name, reply);
   }
 
-  /** Rewrites run.json: true once this entry (or a later one) is on disk. */
+  /**
+   * Rewrites run.json: true once this entry (or a later one) is on disk. The steps of one turn
+   * of the event loop (a last answer and the synthesis it starts) make one entry, written once.
+   */
   save(): Promise<boolean> {
-    this.record.updated_at = new Date().toISOString();
-    this.record.totals = runTotals(this.record);
-    return this.files?.saveRecord(this.record) ?? Promise.resolve(false);
+    const files = this.files;
+    if (!files) return Promise.resolve(false);
+    this.entry ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.entry = undefined;
+        this.record.updated_at = new Date().toISOString();
+        this.record.totals = runTotals(this.record);
+        resolve(files.saveRecord(this.record));
+      }),
+    );
+    return this.entry;
   }
 
   /** Settles once the journal's latest entry is on disk (at once when runs are not saved). */
   async flushed(): Promise<void> {
+    await this.entry;
     await this.files?.recordFlushed();
   }
 
