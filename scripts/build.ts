@@ -37,7 +37,7 @@ const { metafile } = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   metafile: true,
   logLevel: 'warning',
-  plugins: [withoutAjv()],
+  plugins: [withoutAjv(), withoutPinoStreams()],
 });
 await chmod(path.join(dist, 'bin.js'), 0o755);
 await writeFile(path.join(dist, 'THIRD-PARTY-LICENSES.md'), await licences(metafile));
@@ -60,6 +60,39 @@ function withoutAjv(): Plugin {
       });
       build.onEnd(() => {
         if (replaced === 0) throw new Error('the MCP SDK no longer imports validation/ajv-provider.js: see withoutAjv in scripts/build.ts');
+      });
+    },
+  };
+}
+
+/**
+ * pino's own ways out, which this package never uses (src/log/ writes through its own sinks):
+ * its file destination (sonic-boom) and its worker-thread transports (thread-stream), replaced
+ * by stubs that throw if called, and its `isMainThread` (read only for a sonic-boom) given. So
+ * a server does not load Node's assert and worker_threads for them: 0.4 MiB less resident
+ * (bench/RESULTS.md). The build fails if pino no longer imports them, as withoutAjv does.
+ */
+function withoutPinoStreams(): Plugin {
+  const unused = (name: string) =>
+    `module.exports = class { constructor() { throw new Error('${name} is not bundled: see scripts/build.ts'); } };`;
+  const stubs: Record<string, string> = {
+    'sonic-boom': unused('sonic-boom'),
+    'thread-stream': unused('thread-stream'),
+    worker_threads: 'module.exports = { isMainThread: true };',
+  };
+  return {
+    name: 'without-pino-streams',
+    setup(build) {
+      const replaced = new Set<string>();
+      build.onResolve({ filter: /^(sonic-boom|thread-stream|worker_threads)$/ }, (args) => {
+        if (!args.importer.includes(`${path.sep}node_modules${path.sep}pino${path.sep}`)) return undefined;
+        replaced.add(args.path);
+        return { path: args.path, namespace: 'pino-stub' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'pino-stub' }, (args) => ({ contents: stubs[args.path], loader: 'js' }));
+      build.onEnd(() => {
+        const missing = Object.keys(stubs).filter((name) => !replaced.has(name));
+        if (missing.length > 0) throw new Error(`pino no longer imports ${missing.join(', ')}: see withoutPinoStreams in scripts/build.ts`);
       });
     },
   };
