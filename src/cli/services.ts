@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
-import { runningHost, runsHere } from '../host/choose.js';
+import { runningHost } from '../host/choose.js';
+import { runsHere } from '../host/here.js';
 import type { HostRunService } from '../host/remote.js';
 import { createLogger } from '../log/logger.js';
 import type { RunService } from '../run/service.js';

@@ -1,8 +1,5 @@
-import v8 from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { OpenRouterClient } from '../openrouter/client.js';
-import { localRuns } from '../run/from-config.js';
 import type { RunService } from '../run/service.js';
 import { reachHost, openClient } from './connect.js';
 import { hostPaths, socketProblem } from './paths.js';
@@ -34,14 +31,9 @@ export async function chooseRunService(config: Config, logger: Logger, version: 
   );
 }
 
-/** Runs executed (or, without a host, only read) in this process. */
-export function runsHere(config: Config, logger: Logger, notice?: string): RunService {
-  // This process may stream answers now: it needs what the bin left off for a relay (src/bin.ts), the
-  // optimizing compiler and a young generation that grows (V8's factor, 2): held at its first 1 MiB,
-  // streaming spent 10-13% of its time collecting, against 2.5-4% (bench/profiles/README.md).
-  v8.setFlagsFromString('--opt --semi-space-growth-factor=2');
-  const client = OpenRouterClient.fromConfig(config, logger);
-  return localRuns(config, client, logger, { notice, release: () => client.close() }).service;
+/** This process's own runs (src/host/here.ts), loaded only when no host runs them. */
+async function runsHere(...args: Parameters<typeof import('./here.js').runsHere>): Promise<RunService> {
+  return (await import('./here.js')).runsHere(...args);
 }
 
 /** The host for these settings if one is running now, without starting one. */

@@ -13,7 +13,7 @@ export function faceRunService(config: Config, logger: Logger, version: string):
   return lazyRunService({
     execute: async () => (await hostSide()).chooseRunService(config, logger, version),
     running: async () => (await hostSide()).runningHost(config, version),
-    disk: () => (disk ??= hostSide().then(({ runsHere }) => runsHere(config, logger))),
+    disk: () => (disk ??= import('./here.js').then(({ runsHere }) => runsHere(config, logger))),
   });
 }
 
