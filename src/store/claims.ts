@@ -1,10 +1,10 @@
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
@@ -45,8 +45,7 @@ export class RequestClaims {
 
   /** The highest generation claimed for `key`, undefined when none. */
   async latest(key: string): Promise<Latest | undefined> {
-    checkName(key, KEY, 'request key');
-    const dir = path.join(this.dir, key);
+    const dir = this.folderOf(key);
     return this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
       await this.prepare(signal);
       const info = await lstat(dir).catch(unlessCode('ENOENT', 'ENOTDIR'));
@@ -66,21 +65,22 @@ export class RequestClaims {
    * claim made in a slot the winner of a higher one had freed does not stand): then read
    * `latest` again and follow the winner.
    */
-  claim(key: string, generation: number, claim: Claim): Promise<boolean> {
-    return this.make(key, generation, claim, false);
-  }
-
-  /** `claim`; `madeFolder` when this call made the request's folder, so that it need not be checked. */
-  private async make(key: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
-    checkName(key, KEY, 'request key');
+  async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
+    const dir = this.folderOf(key);
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
-    const dir = path.join(this.dir, key);
-    const file = generationFile(dir, generation);
     // The request's folder, made where it is missing: its parents are made again only if they were removed.
-    if (!madeFolder) await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
-    if (!(await this.disk.createFile(file, `${JSON.stringify(claim)}\n`))) return false;
+    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
+    return this.make(dir, generation, claim, false);
+  }
+
+  /**
+   * Makes generation `generation` in `dir`, a request's folder this process made (`madeFolder`)
+   * or found to be its own; one removed meanwhile is made again (see Disk.inFolders).
+   */
+  private async make(dir: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
+    if (!(await this.disk.createFile(generationFile(dir, generation), `${JSON.stringify(claim)}\n`))) return false;
     // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
     if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
@@ -93,8 +93,10 @@ export class RequestClaims {
    * to follow the latest. A lost race reads the latest again, so the loser follows the winner.
    */
   async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
-    // A request's first claim makes its folder: a folder this call made holds no claim to read.
-    let madeFolder = await this.makeFolder(key);
+    const dir = this.folderOf(key);
+    // A request's first claim makes its folder: a folder this call made holds no claim to read;
+    // one that was there is checked by `latest`.
+    let madeFolder = await this.makeFolder(dir);
     for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
       const latest = madeFolder ? undefined : await this.latest(key);
       const wanted = await next(latest?.claim);
@@ -103,21 +105,24 @@ export class RequestClaims {
         return { taken: false, generation: latest.generation, claim: latest.claim };
       }
       const generation = (latest?.generation ?? 0) + 1;
-      if (await this.make(key, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
+      if (await this.make(dir, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
       madeFolder = false;
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
   }
 
-  /** Makes the folder of `key`'s claims: true if this call made it, false if it was there. */
-  private makeFolder(key: string): Promise<boolean> {
-    checkName(key, KEY, 'request key');
-    const dir = path.join(this.dir, key);
+  /** Makes `dir`, a request's folder: true if this call made it, false if it was there. */
+  private makeFolder(dir: string): Promise<boolean> {
     return this.disk.limit(`making ${dir}`, async (signal) => {
       await this.prepare(signal);
-      const made = await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST')));
-      return made === true;
+      return this.disk.inFolders(dir, signal, () => madeDir(dir));
     });
+  }
+
+  /** The folder of `key`'s claims; a key that is not a plain name is refused. */
+  private folderOf(key: string): string {
+    checkName(key, KEY, 'request key');
+    return path.join(this.dir, key);
   }
 }
 

@@ -37,9 +37,14 @@ export async function checkRootDir(dir: string): Promise<void> {
 /** Makes (0700) or finds a folder of ours inside the checked root, and makes sure it is a real folder of ours. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
   // One we have just made, in a folder only we can change, is ours: only one we found is checked.
-  if (await mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST'))) return;
+  if (await madeDir(dir)) return;
   const reason = unsafeDirReason(await lstat(dir), dir);
   if (reason) throw new StoreError('ERR_STORE_UNSAFE', `refusing to use ${dir}: ${reason}`);
+}
+
+/** Makes `dir` (0700): true if this call made it, false if it was there already. */
+export async function madeDir(dir: string): Promise<boolean> {
+  return (await mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST'))) === true;
 }
 
 /**
