@@ -7,7 +7,10 @@ import type { RunView } from '../run/service.js';
 /**
  * What the run host offers its faces, as MCP tools over its socket: one tool per operation of
  * the run service (src/run/service.ts), each answering with structuredContent of a declared
- * shape, or `isError` with a lookup error. Both ends read these schemas.
+ * shape, or `isError` with a lookup error. The host checks every call's arguments against
+ * `inputs` (anything on the socket may call it); a face takes the replies as `outputs` declares
+ * them, since it speaks only to a host of its own version (test/host-protocol.test.ts holds the
+ * host's replies to them).
  */
 export const HOST_NAME = 'parallel-llm-run-host';
 
@@ -70,6 +73,9 @@ export const lookupErrorSchema = z.object({
 });
 
 export type HostInfo = z.infer<typeof outputs.info>;
+/** What an operation's reply carries. */
+export type Output<K extends keyof typeof outputs> = z.infer<(typeof outputs)[K]>;
+export type LookupReply = z.infer<typeof lookupErrorSchema>;
 
 /** A view as the wire carries it. */
 export const viewToWire = (view: RunView): z.infer<typeof viewSchema> => ({
