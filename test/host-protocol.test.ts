@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lookupErrorSchema, outputs, TOOLS } from '../src/host/protocol.js';
+import { TOOLS } from '../src/host/protocol.js';
+import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
 import { HostRunService } from '../src/host/remote.js';
 import { hostServer } from '../src/host/serve.js';
 import { runRequest } from '../src/run/request.js';
@@ -10,7 +11,7 @@ import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { harnessesClosedAfterEach } from './support/harness.js';
 
 /**
- * The run host's replies have the shapes src/host/protocol.ts declares: a face takes them as
+ * The run host's replies have the shapes src/host/protocol-schemas.ts declares: a face takes them as
  * they are (it speaks only to a host of its own version), so these tests are what holds the
  * host to them. The host's server runs over a real run service, driven by the SDK's Client.
  */

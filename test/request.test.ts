@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { requestKey, requestSchema, type RunRequest } from '../src/run/request.js';
+import { requestKey, type RunRequest } from '../src/run/request.js';
+import { requestSchema } from '../src/run/request-schema.js';
 
 const request: RunRequest = {
   prompt: 'q',

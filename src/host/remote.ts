@@ -25,7 +25,7 @@ const REQUEST_SLACK_MS = 30_000;
  * more there. Closing it disconnects this face and stops no run.
  *
  * A host is reached only when it is this very version (see openClient), so its replies have the
- * shapes protocol.ts declares (test/host-protocol.test.ts holds it to them), and they are not
+ * shapes protocol-schemas.ts declares (test/host-protocol.test.ts holds it to them), and they are not
  * parsed again here: that cost a server about 0.2 ms of every reply, a state at a time.
  */
 export class HostRunService implements RunService {

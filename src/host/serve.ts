@@ -2,7 +2,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
-import { HOST_NAME, TOOLS, inputs, viewToWire, type HostInfo } from './protocol.js';
+import { inputs } from './protocol-schemas.js';
+import { HOST_NAME, TOOLS, viewToWire, type HostInfo } from './protocol.js';
 
 /**
  * The run host's MCP server for one face's connection: each tool is one operation of the run

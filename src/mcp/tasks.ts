@@ -13,7 +13,7 @@ import { Deadline } from '../clock.js';
 import { byCodeUnits } from '../locale-free.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
-import { STATUS } from '../run/record.js';
+import { STATUS } from '../run/status.js';
 import type { RunService } from '../run/service.js';
 
 /** How long a task is kept when the client asks for no ttl, and the least and most it may ask for. */

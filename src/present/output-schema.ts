@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
-import { RUN_STATUSES } from '../run/record.js';
+import { RUN_STATUSES } from '../run/status.js';
 import { STRATEGIES } from '../run/strategies/strategy.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { StructuredResult } from './output-schema.js';
-import { STATUS } from '../run/record.js';
+import { STATUS } from '../run/status.js';
 import type { Joined } from '../run/service.js';
 import type { RunView } from '../run/service.js';
 import type { StartRefusal } from '../run/refusal.js';

@@ -1,5 +1,6 @@
 import type { Deadline } from '../clock.js';
-import { STATUS, type RunState } from './record.js';
+import type { RunState } from './record.js';
+import { STATUS } from './status.js';
 import type { CancelOutcome, LookupError, RunService, RunView, Watched, WatchOptions } from './service.js';
 
 /** A run that could not be read while being followed: its folder went, or its journal was damaged. */

@@ -16,6 +16,9 @@ export type {
 export { worstCaseSchema } from './record-strategy.js';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
 import { STRATEGIES } from './strategies/strategy.js';
+import { RUN_STATUSES } from './status.js';
+
+export { RUN_STATUSES, STATUS, type RunStatus } from './status.js';
 
 /**
  * The run's record: one declaration for what run.json holds, what the run host sends its faces
@@ -23,42 +26,6 @@ import { STRATEGIES } from './strategies/strategy.js';
  * from it, so a record read back from disk is checked against exactly what the writer writes.
  * Snake case throughout, as on the wire. A field a later version adds is dropped on reading, not refused.
  */
-export const RUN_STATUSES = [
-  'running',
-  'complete', // synthesized from every model
-  'partial', // synthesized, some models failed
-  'candidates_only', // every synthesizer failed; the candidates are the result
-  'failed', // no model answered
-  'cancelled', // an explicit stop: a user's cancel
-  'interrupted', // the process running it ended mid-run (written on shutdown, or read from a dead owner)
-] as const;
-
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-interface StatusMeaning {
-  /** The run will not change any more by itself: waiting ends. */
-  settled: boolean;
-  /** The same request within the reuse window returns this run instead of paying again. */
-  reusable: boolean;
-  /** The same request takes this run over: its saved answers are kept, only the rest is asked. */
-  resumable: boolean;
-  /** A result of this run is an error result (nothing to use in it). */
-  isError: boolean;
-  /** The MCP task status of a task whose run is in this state. */
-  task: 'working' | 'completed' | 'failed' | 'cancelled';
-}
-
-/** What each status means, for every face: the one table. */
-export const STATUS: Readonly<Record<RunStatus, StatusMeaning>> = {
-  running: { settled: false, reusable: true, resumable: false, isError: false, task: 'working' },
-  complete: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
-  partial: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
-  candidates_only: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },
-  failed: { settled: true, reusable: false, resumable: false, isError: true, task: 'failed' },
-  cancelled: { settled: true, reusable: false, resumable: true, isError: true, task: 'cancelled' },
-  interrupted: { settled: true, reusable: false, resumable: true, isError: false, task: 'failed' },
-};
-
 const candidateBase = {
   /** 1-based, in the order of the request's models. */
   index: z.number(),

@@ -1,25 +1,10 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { Config } from '../config.js';
-import { REASONING_EFFORTS, type ReasoningEffort } from '../openrouter/chat-body.js';
-import { STRATEGIES, type Strategy } from './strategies/strategy.js';
+import type { ReasoningEffort } from '../openrouter/chat-body.js';
+import type { RunRequest } from './request-schema.js';
+import type { Strategy } from './strategies/strategy.js';
 
-/** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */
-export const requestSchema = z.object({
-  prompt: z.string(),
-  models: z.array(z.string()).min(1),
-  /** Tried in order until one synthesizes (or judges). */
-  synthesizers: z.array(z.string()).min(1),
-  temperature: z.number(),
-  maxTokens: z.number().int().positive(),
-  /** How the answers become one (SPEC §10). */
-  strategy: z.enum(STRATEGIES),
-  /** Sent as OpenRouter's `reasoning.effort` to every candidate and step; absent, not sent. */
-  reasoningEffort: z.enum(REASONING_EFFORTS).optional(),
-  /** The run this one follows up: each model continues its conversation from it. */
-  followUpOf: z.string().optional(),
-});
-export type RunRequest = z.infer<typeof requestSchema>;
+export type { RunRequest } from './request-schema.js';
 
 /**
  * A fingerprint of everything that shapes the answers, and of who is asked and who pays (the
