@@ -18,6 +18,7 @@ import { waitFor } from './support/wait.js';
 const linux = existsSync('/proc/self/stat');
 const TOUCH_MS = 100;
 const FRESH_MS = 1000;
+const LINGER_MS = 400;
 const newInstance = () => randomBytes(8).toString('hex');
 const subject = (owner: OwnerIdentity) => ({ run_id: '2026-01-01T00-00-00.000Z_00000000', owner });
 
@@ -164,10 +165,10 @@ describe.skipIf(!linux)('alive: two containers whose servers are both pid 1 (iss
 });
 
 describe('the lease keeper', () => {
-  it('keeps the lease fresh while a run is held, and removes it once the last one settles', async () => {
+  it('keeps the lease fresh while a run is held, and removes it once the last one settles and no other comes within the linger', async () => {
     const store = new RunStore(await tempDir());
     const instance = newInstance();
-    const keeper = new LeaseKeeper(store.leases, instance, TOUCH_MS);
+    const keeper = new LeaseKeeper(store.leases, instance, TOUCH_MS, LINGER_MS);
     const settles: Array<() => void> = [];
     for (let i = 0; i < 2; i++) keeper.hold(new Promise<void>((resolve) => settles.push(resolve)));
     await waitFor(() => store.leases.fresh(instance, FRESH_MS));
@@ -179,7 +180,32 @@ describe('the lease keeper', () => {
     await sleep(3 * TOUCH_MS);
     expect(await store.leases.fresh(instance, FRESH_MS)).toBe(true);
     settles[1]!();
+    // The next run, within the linger, keeps the same lease: calls one after another make no file each.
+    const { ino } = await stat(lease);
+    await sleep(LINGER_MS / 4);
+    keeper.hold(new Promise<void>((resolve) => settles.push(resolve)));
+    await sleep(LINGER_MS * 2);
+    expect((await stat(lease)).ino).toBe(ino);
+    expect(await store.leases.fresh(instance, FRESH_MS)).toBe(true);
+    settles[2]!();
+    await sleep(LINGER_MS / 4);
+    expect(existsSync(lease)).toBe(true);
     await waitFor(() => !existsSync(lease));
+  });
+
+  it('removes a lingering lease at once when its process ends', async () => {
+    const store = new RunStore(await tempDir());
+    const instance = newInstance();
+    const keeper = new LeaseKeeper(store.leases, instance, TOUCH_MS, 60_000);
+    let settle!: () => void;
+    keeper.hold(new Promise<void>((resolve) => (settle = resolve)));
+    const lease = path.join(store.rootDir, '.owners', instance);
+    await waitFor(() => existsSync(lease));
+    settle();
+    await sleep(2 * TOUCH_MS);
+    expect(existsSync(lease)).toBe(true);
+    await keeper.stop();
+    expect(existsSync(lease)).toBe(false);
   });
 
   it('never touches through a symbolic link, and drops the failure instead of throwing', async () => {

@@ -148,7 +148,7 @@ function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
     // A newer host may have taken the socket's name after this one lost it: remove only our own.
     if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
       await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
-    if (interrupt) await runs.interruptAll('the run host was stopped');
+    await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
     await client.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(exitCode);

@@ -120,6 +120,12 @@ export class Runs {
   async interruptAll(reason = 'the process running it stopped'): Promise<void> {
     for (const run of this.live.values()) run.interrupt(reason);
     await this.idle();
+    await this.releaseLease();
+  }
+
+  /** Its process is ending with no run left: its lease goes now, not once it has lingered (see LeaseKeeper). */
+  async releaseLease(): Promise<void> {
+    await this.lease?.stop();
   }
 
   /** Settles when every run of this process has finished and written its journal. */

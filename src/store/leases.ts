@@ -69,12 +69,16 @@ export class Leases {
 
 /**
  * Keeps one process's lease fresh while it runs runs: touched at once, then every
- * `intervalMs`, and removed when the last run it holds settles (or on `stop`). Every step has
- * the store's time limit; a failed touch is dropped, never thrown, and the next one tries
- * again. The timer does not keep the process alive.
+ * `intervalMs`, and removed `lingerMs` after the last run it holds settles, unless another run
+ * comes first (calls made one after another keep one lease, not a file made and removed for
+ * each), or on `stop`. Every step has the store's time limit; a failed touch is dropped, never
+ * thrown, and the next one tries again. The timers do not keep the process alive: a process
+ * that ends calls `stop`.
  */
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
+  /** The removal waiting for `lingerMs` after the last run settled. */
+  private lingering: NodeJS.Timeout | undefined;
   private held = 0;
   /** Touches and removals in order, so that a touch under way never brings back a removed lease. */
   private steps: Promise<void> = Promise.resolve();
@@ -83,17 +87,20 @@ export class LeaseKeeper {
     private readonly leases: Leases,
     private readonly instance: string,
     private readonly intervalMs = LEASE_TOUCH_MS,
+    private readonly lingerMs = LEASE_TOUCH_MS,
   ) {}
 
   /** Keeps the lease fresh at least until `settled` settles. */
   hold(settled: Promise<unknown>): void {
+    clearTimeout(this.lingering);
     if (this.held++ === 0) this.start();
     const release = () => {
-      if (--this.held === 0) void this.stop();
+      if (--this.held === 0) this.linger();
     };
     void settled.then(release, release);
   }
 
+  /** Touches the lease now and every `intervalMs`; a lease still kept (lingering) is fresh already. */
   start(): void {
     if (this.timer) return;
     void this.step(() => this.leases.touch(this.instance));
@@ -103,9 +110,15 @@ export class LeaseKeeper {
 
   /** Stops touching and removes the lease; settles once it is gone (or could not be removed). */
   stop(): Promise<void> {
+    clearTimeout(this.lingering);
     clearInterval(this.timer);
     this.timer = undefined;
     return this.step(() => this.leases.remove(this.instance));
+  }
+
+  private linger(): void {
+    this.lingering = setTimeout(() => void this.stop(), this.lingerMs);
+    this.lingering.unref();
   }
 
   private step(work: () => Promise<void>): Promise<void> {
