@@ -58,10 +58,10 @@ async function writerIn(
   return { root, staging, target, disk: used as WatchedDisk, writer: new FileWriter(used, target, batching) };
 }
 
-/** The one temporary file in `staging`, read. */
-async function temporaryText(staging: string): Promise<string> {
+/** The one temporary file in `staging`, read; undefined until the writer has made it (it opens the file as it starts). */
+async function temporaryText(staging: string): Promise<string | undefined> {
   const [name] = (await readdir(staging)).filter((entry) => entry.endsWith('.tmp'));
-  return readFile(path.join(staging, name!), 'utf8');
+  return name === undefined ? undefined : readFile(path.join(staging, name), 'utf8');
 }
 
 const settle = () => sleep(50);
