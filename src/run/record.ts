@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
 import { modelErrorSchema, usageSchema } from './record-common.js';
 import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
+import { RUN_STATUSES } from './status.js';
+import { STRATEGIES } from './strategies/strategy.js';
 
 export type { ModelError } from './record-common.js';
-
 export type {
   AggregateRecord,
   AnsweredRanker,
@@ -14,10 +16,6 @@ export type {
   WorstCaseRecord,
 } from './record-strategy.js';
 export { worstCaseSchema } from './record-strategy.js';
-import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
-import { STRATEGIES } from './strategies/strategy.js';
-import { RUN_STATUSES } from './status.js';
-
 export { RUN_STATUSES, STATUS, type RunStatus } from './status.js';
 
 /**
