@@ -8,6 +8,7 @@ import { localRuns } from '../run/from-config.js';
 import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
 import { ensureHostDir, removeOwnHostFile } from './dir.js';
+import { IdleStop } from './idle.js';
 import { hostPaths, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
 import { hostServer } from './serve.js';
@@ -51,6 +52,8 @@ async function runHost(args: string[], config: Config): Promise<void> {
   const { runs, service } = localRuns(config, client, logger);
   const startedAt = new Date().toISOString();
   let faces = 0;
+  // Made once the host listens; a face that comes before is counted when it is.
+  let idle: IdleStop | undefined;
   const info = () => ({
     pid: process.pid,
     version,
@@ -62,7 +65,11 @@ async function runHost(args: string[], config: Config): Promise<void> {
   });
   const server = net.createServer((socket) => {
     faces++;
-    socket.on('close', () => faces--);
+    idle?.check();
+    socket.on('close', () => {
+      faces--;
+      idle?.check();
+    });
     socket.on('error', () => undefined);
     void hostServer(service, version, info).connect(socketTransport(socket));
   });
@@ -77,11 +84,13 @@ async function runHost(args: string[], config: Config): Promise<void> {
     logger.fatal({ err: error }, 'the run host failed');
     void stop('an unexpected error', true, 1);
   });
-  exitWhenIdle(
+  idle = new IdleStop(
     config.hostIdleMs,
-    () => faces > 0 || runs.running > 0,
+    () => ({ faces, running: runs.running }),
     () => void stop('idle', false),
   );
+  runs.onStart(idle.check);
+  idle.check();
   logger.info({ pid: process.pid, version, socket: paths.socket, idleMs: config.hostIdleMs }, 'run host ready');
   report('ready');
 }
@@ -109,22 +118,6 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
   await removeOwnHostFile(socket, 'socket');
   await listen(server, socket);
   return true;
-}
-
-/** Calls `stop` once nothing has kept the host busy for `idleMs`. */
-function exitWhenIdle(idleMs: number, busy: () => boolean, stop: () => void): void {
-  let lastBusy = Date.now();
-  const timer = setInterval(
-    () => {
-      if (busy()) lastBusy = Date.now();
-      else if (Date.now() - lastBusy >= idleMs) {
-        clearInterval(timer);
-        stop();
-      }
-    },
-    Math.min(1000, Math.max(50, idleMs / 4)),
-  );
-  timer.unref();
 }
 
 interface Parts {

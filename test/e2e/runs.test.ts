@@ -165,6 +165,22 @@ describe('a run outlives its server process', () => {
   }, 20_000);
 });
 
+describe('the run host when idle', () => {
+  it('stays while a server waits with no run past the idle time, and exits by itself that long after the last server left', async () => {
+    const { env } = models('idle', [20], 20);
+    const outputDir = await tempDir();
+    const session = await connect(userEnv(fake, outputDir, { ...env, PARALLEL_LLM_HOST_IDLE_MS: '1000' }));
+    expect((await processPrompt(session, { prompt: 'q' })).data!.status).toBe('complete');
+    const [host] = await hostsUnder(outputDir);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(alive(host!)).toBe(true);
+    await session.close();
+    const left = Date.now();
+    await waitFor(() => !alive(host!), 6000);
+    expect(Date.now() - left).toBeGreaterThanOrEqual(1000 - 50);
+  }, 20_000);
+});
+
 describe('a run whose run host dies', () => {
   it('reads as interrupted after kill -9 of the host, and the same request resumes it asking only the missing models', async () => {
     const { ids, asked, env } = models('host-killed', [50, 80, 60_000], 20);

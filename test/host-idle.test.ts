@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IdleStop, type HostLoad } from '../src/host/idle.js';
+
+const IDLE_MS = 10_000;
+
+describe('the run host’s idle stop', () => {
+  let load: HostLoad;
+  let stops: number;
+  let idle: IdleStop;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    load = { faces: 0, running: 0 };
+    stops = 0;
+    idle = new IdleStop(
+      IDLE_MS,
+      () => load,
+      () => stops++,
+    );
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('stops a host with no face and no run once it has been so for the idle time, not before', () => {
+    idle.check();
+    vi.advanceTimersByTime(IDLE_MS - 1);
+    expect(stops).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(stops).toBe(1);
+  });
+
+  it('sets no timer at all while faces wait with no run, and counts the idle time from the last face’s leaving', () => {
+    load.faces = 2;
+    idle.check();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(5 * IDLE_MS);
+    load.faces = 0;
+    idle.check();
+    vi.advanceTimersByTime(IDLE_MS - 1);
+    expect(stops).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(stops).toBe(1);
+  });
+
+  it('keeps a host whose runs go on with no face, and stops it the idle time after they end', () => {
+    load.running = 1;
+    idle.check();
+    vi.advanceTimersByTime(3 * IDLE_MS);
+    expect(stops).toBe(0);
+    load.running = 0;
+    vi.advanceTimersByTime(1000);
+    vi.advanceTimersByTime(IDLE_MS - 1);
+    expect(stops).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(stops).toBe(1);
+  });
+
+  it('does not stop a host that a face reached after the timer was set, whoever forgot to say so', () => {
+    idle.check();
+    load.faces = 1;
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(stops).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
