@@ -2,14 +2,21 @@ import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
 import { ChangeSignal } from './change-signal.js';
+import { CouncilRecorder } from './council-record.js';
 import { lastStepInputs } from './last-step-inputs.js';
 import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
-import { candidateFile } from './files.js';
 import type { EarlierRun } from './follow-up.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
-import { stateOf, type ModelError, type RunRecord, type RunState, type RunStatus, type SynthesisAttempt } from './record.js';
-import type { AnsweredRanker, CouncilRecord, RankerRecord, VerdictRecord } from './record.js';
+import {
+  stateOf,
+  type ModelError,
+  type RunRecord,
+  type RunState,
+  type RunStatus,
+  type SynthesisAttempt,
+  type VerdictRecord,
+} from './record.js';
 import type { RunRequest } from './request.js';
 import type { IndexedAnswer } from './strategies/anonymise.js';
 import type { RunTexts } from './view.js';
@@ -20,7 +27,7 @@ import type { RunTexts } from './view.js';
  * that wait on it; only `cancel` (an explicit stop) or `interrupt` (its process ending) ends it
  * early. Each step is on disk before waiters hear of it: an answer's file before the record
  * names it, the last journal entry before the run settles. The orchestration that drives it is
- * in orchestrate.ts, its files and journal in journal.ts.
+ * in orchestrate.ts, its files and journal in journal.ts, a council's rankings in council-record.ts.
  */
 export class Run {
   readonly id: string;
@@ -34,6 +41,8 @@ export class Run {
   private readonly reasonings = new Map<number, string>();
   private answer: string | undefined;
   private readonly journal: RunJournal;
+  /** The council's rankings, for the `council` strategy. */
+  readonly council: CouncilRecorder;
   private readonly stopper = new Stopper();
   private readonly startedAt = monotonicNow();
   private readonly changes = new ChangeSignal();
@@ -52,6 +61,7 @@ export class Run {
     this.answers = init.resumed?.answers ?? new Map();
     this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner, init.cost) : freshRecord(init);
     this.journal = new RunJournal(this.record, init.files);
+    this.council = new CouncilRecorder(this.record, this.journal, () => this.step());
     this.settled = new Promise((resolve) => (this.finished = resolve));
   }
 
@@ -123,23 +133,6 @@ export class Run {
    */
   synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
     return lastStepInputs(this.record, this.answers, this.reasonings, (file) => this.journal.path(file));
-  }
-
-  /** The council's rankings saved so far: a resumed run asks none of these again. */
-  savedRankings(): AnsweredRanker[] {
-    return this.record.council?.rankings.flatMap((ranker) => (ranker.status === 'answered' ? [ranker] : [])) ?? [];
-  }
-
-  /** A council member ranked the others (its whole reply saved first) or failed to. */
-  async ranked(ranker: RankerRecord, reply?: string): Promise<void> {
-    const file = reply === undefined ? undefined : await this.journal.saveReply(candidateFile(ranker, '.ranking.md'), reply);
-    (this.record.council ??= { rankings: [] }).rankings.push(file && ranker.status === 'answered' ? { ...ranker, file } : ranker);
-    this.step();
-  }
-
-  /** The council's combined ranking, or why the synthesizer merges without one. */
-  councilDone(outcome: Pick<CouncilRecord, 'aggregate' | 'note'>): void {
-    Object.assign((this.record.council ??= { rankings: [] }), outcome);
   }
 
   /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */

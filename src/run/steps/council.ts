@@ -29,14 +29,14 @@ export async function councilStep(context: StepContext): Promise<RunStatus> {
     return plainSynthesis(context, 'no council member’s ranking could be read, so the answers were synthesized without a ranking');
   }
   const ranking = aggregateRankings(verdicts, anonymise(run.id, answers));
-  run.councilDone({
+  run.council.done({
     aggregate: ranking.map(({ index, model, score, rankers, firsts }) => ({ index: index + 1, model, score, rankers, firsts })),
   });
   return finalStep(context, buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars));
 }
 
 function plainSynthesis(context: StepContext, note: string): Promise<RunStatus> {
-  context.run.councilDone({ note });
+  context.run.council.done({ note });
   context.run.warn(`council: ${note}`);
   return synthesizeStep(context);
 }
@@ -44,7 +44,7 @@ function plainSynthesis(context: StepContext, note: string): Promise<RunStatus> 
 /** Every answered candidate's ranking of the others: those saved before a stop, and the rest asked now. */
 async function rankings(context: StepContext): Promise<RankerVerdict[]> {
   const { run, deps, log, problem, answers } = context;
-  const saved = run.savedRankings();
+  const saved = run.council.saved();
   const toAsk = answers.filter((answer) => !saved.some((ranker) => ranker.index === answer.index + 1));
   const prompts = toAsk.map((ranker) => buildRankingPrompt(problem, answers, ranker.index, run.id, deps.synthesisMaxChars));
   log.info({ phase: 'ranking', rankers: toAsk.length, saved: saved.length }, 'council ranking');
@@ -74,13 +74,13 @@ async function recordRanking(
 ): Promise<RankerVerdict | undefined> {
   if (!result.ok) {
     log.warn({ phase: 'ranking', model: ranker.model, kind: result.error.kind }, `ranking failed: ${result.error.message}`);
-    await run.ranked(failedRanker(ranker, modelError(result.error), ms));
+    await run.council.ranked(failedRanker(ranker, modelError(result.error), ms));
     return undefined;
   }
   const { order, warnings } = parseRanking(result.value.content, prompt.shown);
   const verdict: RankerVerdict = { ranker: ranker.index, shown: prompt.shown.map((shown) => shown.index), order };
   log.info({ phase: 'ranking', model: ranker.model, ms, ranked: order.length, cost: result.value.usage?.cost }, 'ranking done');
-  await run.ranked(answeredRanker(ranker, verdict, warnings, ms, result.value), result.value.content);
+  await run.council.ranked(answeredRanker(ranker, verdict, warnings, ms, result.value), result.value.content);
   return verdict;
 }
 
