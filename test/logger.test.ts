@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PassThrough, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +79,23 @@ describe('DroppingSink (issue 10, item 10)', () => {
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(100);
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: 40, dropped: 100 - kept });
+  });
+
+  it('says it is drained as soon as its lines are written, not when its time is up (a stream that was never full emits no drain)', async () => {
+    const written: string[] = [];
+    const slowFile = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        setTimeout(() => {
+          written.push(chunk.toString());
+          done();
+        }, 20);
+      },
+    });
+    const sink = new DroppingSink(slowFile);
+    sink.write('the last line\n');
+    const first = await Promise.race([sink.drained(60_000).then(() => 'drained'), sleep(5000).then(() => 'still waiting')]);
+    expect(first).toBe('drained');
+    expect(written).toEqual(['the last line\n']);
   });
 
   it('still writes a line longer than its limit when nothing is waiting', () => {

@@ -13,6 +13,13 @@ const MAX_WAITING_BYTES = 1024 * 1024;
 export class DroppingSink {
   private dropped = 0;
   private failed = false;
+  /** Lines handed to the stream and not yet written: 'drain' tells only of a stream that was full. */
+  private unwritten = 0;
+  /** Those waiting for every line to be written (`drained`). */
+  private readonly waiters = new Set<() => void>();
+  private readonly lineWritten = () => {
+    if (--this.unwritten === 0) for (const waiter of this.waiters) waiter();
+  };
 
   constructor(
     private readonly stream: Writable,
@@ -30,8 +37,10 @@ export class DroppingSink {
       return;
     }
     try {
-      this.stream.write(line);
+      this.unwritten++;
+      this.stream.write(line, this.lineWritten);
     } catch {
+      this.unwritten--;
       this.failed = true;
       this.dropped++;
     }
@@ -39,15 +48,15 @@ export class DroppingSink {
 
   /** Resolves when nothing is waiting any more, or after `ms`: at exit, what can be written is written, and no more waiting than that. */
   drained(ms: number): Promise<void> {
-    if (this.failed || this.stream.writableLength === 0) return Promise.resolve();
+    if (this.failed || this.unwritten === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.stream.off('drain', done);
+        this.waiters.delete(done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.stream.on('drain', done);
+      this.waiters.add(done);
     });
   }
 
