@@ -54,6 +54,22 @@ describe('the run host’s idle stop', () => {
     expect(stops).toBe(1);
   });
 
+  it('looks at most every 50 ms while runs run, however short the idle time set', () => {
+    let looks = 0;
+    const short = new IdleStop(
+      1,
+      () => {
+        looks++;
+        return { faces: 0, running: 1 };
+      },
+      () => stops++,
+    );
+    short.check();
+    vi.advanceTimersByTime(1000);
+    expect(looks).toBe(1 + 1000 / 50);
+    expect(stops).toBe(0);
+  });
+
   it('does not stop a host that a face reached after the timer was set, whoever forgot to say so', () => {
     idle.check();
     load.faces = 1;

@@ -93,9 +93,30 @@ describe('DroppingSink (issue 10, item 10)', () => {
     });
     const sink = new DroppingSink(slowFile);
     sink.write('the last line\n');
-    const first = await Promise.race([sink.drained(60_000).then(() => 'drained'), sleep(5000).then(() => 'still waiting')]);
+    const limit = new AbortController();
+    const giveUp = sleep(5000, 'still waiting', { signal: limit.signal }).catch(() => 'cancelled');
+    const first = await Promise.race([sink.drained(60_000).then(() => 'drained'), giveUp]);
+    limit.abort();
     expect(first).toBe('drained');
     expect(written).toEqual(['the last line\n']);
+  });
+
+  it('stops waiting for the lines of a stream that failed without calling back for them', async () => {
+    const stuck = new Writable({
+      write() {
+        // Never calls back: a write the disk will not finish.
+      },
+    });
+    stuck.on('error', () => undefined);
+    const sink = new DroppingSink(stuck);
+    sink.write('held\n');
+    const drained = sink.drained(60_000).then(() => 'drained');
+    stuck.destroy(Object.assign(new Error('write EIO'), { code: 'EIO' }));
+    const limit = new AbortController();
+    const giveUp = sleep(5000, 'still waiting', { signal: limit.signal }).catch(() => 'cancelled');
+    const first = await Promise.race([drained, giveUp]);
+    limit.abort();
+    expect(first).toBe('drained');
   });
 
   it('still writes a line longer than its limit when nothing is waiting', () => {

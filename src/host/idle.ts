@@ -1,5 +1,6 @@
-/** While runs run, how often the host looks whether they have all ended. */
+/** While runs run, how often the host looks whether they have all ended: at most this, at least the other. */
 const RUNS_LOOK_MS = 1000;
+const MIN_LOOK_MS = 50;
 
 /** What keeps the run host: the faces connected to it, and its runs (see Runs.running). */
 export interface HostLoad {
@@ -27,7 +28,7 @@ export class IdleStop {
     clearTimeout(this.timer);
     this.timer = undefined;
     const { faces, running } = this.load();
-    if (running > 0) this.after(Math.min(RUNS_LOOK_MS, this.idleMs), this.check);
+    if (running > 0) this.after(Math.max(MIN_LOOK_MS, Math.min(RUNS_LOOK_MS, this.idleMs)), this.check);
     else if (faces === 0) this.after(this.idleMs, () => (this.quiet() ? this.stop() : this.check()));
     // Faces and no run: nothing to wait for until a face leaves, which checks again.
   };

@@ -25,7 +25,11 @@ export class DroppingSink {
     private readonly stream: Writable,
     private readonly maxWaitingBytes = MAX_WAITING_BYTES,
   ) {
-    stream.on('error', () => (this.failed = true));
+    stream.on('error', () => {
+      this.failed = true;
+      // A failed stream may never call back for the lines it held: nobody waits for them.
+      for (const waiter of this.waiters) waiter();
+    });
     stream.on('drain', () => this.reportDropped());
   }
 
