@@ -8,16 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
 import { mountTmpfs, type Tmpfs } from './support/tmpfs.js';
-import { waitFor } from './support/wait.js';
+import { waitFor, within } from './support/wait.js';
 
 const run = promisify(execFile);
 const projectRoot = path.resolve(import.meta.dirname, '..');
 const mode = async (file: string) => (await stat(file)).mode & 0o777;
 const staged = (root: string) => readdir(path.join(root, '.staging'));
-
-/** Settles with `promise`, or rejects once `ms` have passed: a test's own limit on a wait that might never end. */
-const within = <T>(ms: number, promise: Promise<T>): Promise<T> =>
-  Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`not settled within ${ms} ms`)))]);
 
 describe('a folder removed mid-run is made again, and the write lands (issue 18, item 1)', () => {
   it('re-makes a removed run folder (0700) for a whole write, a journal, an exclusive create and a streamed answer', async () => {

@@ -20,12 +20,17 @@ describe('the run host’s idle stop', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it('stops a host with no face and no run once it has been so for the idle time, not before', () => {
-    idle.check();
-    vi.advanceTimersByTime(IDLE_MS - 1);
+  /** The host stops `ms` from now, not a moment before. */
+  function expectStopAfter(ms: number): void {
+    vi.advanceTimersByTime(ms - 1);
     expect(stops).toBe(0);
     vi.advanceTimersByTime(1);
     expect(stops).toBe(1);
+  }
+
+  it('stops a host with no face and no run once it has been so for the idle time, not before', () => {
+    idle.check();
+    expectStopAfter(IDLE_MS);
   });
 
   it('sets no timer at all while faces wait with no run, and counts the idle time from the last face’s leaving', () => {
@@ -35,10 +40,7 @@ describe('the run host’s idle stop', () => {
     vi.advanceTimersByTime(5 * IDLE_MS);
     load.faces = 0;
     idle.check();
-    vi.advanceTimersByTime(IDLE_MS - 1);
-    expect(stops).toBe(0);
-    vi.advanceTimersByTime(1);
-    expect(stops).toBe(1);
+    expectStopAfter(IDLE_MS);
   });
 
   it('keeps a host whose runs go on with no face, and stops it the idle time after they end', () => {
@@ -48,10 +50,7 @@ describe('the run host’s idle stop', () => {
     expect(stops).toBe(0);
     load.running = 0;
     vi.advanceTimersByTime(1000);
-    vi.advanceTimersByTime(IDLE_MS - 1);
-    expect(stops).toBe(0);
-    vi.advanceTimersByTime(1);
-    expect(stops).toBe(1);
+    expectStopAfter(IDLE_MS);
   });
 
   it('looks at most every 50 ms while runs run, however short the idle time set', () => {
