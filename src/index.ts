@@ -1,18 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Logger } from 'pino';
-import { mainHelp, terminalGreeting } from './cli/help.js';
-import { ConfigError, MAX_TIMER_MS, loadConfig, type Config } from './config.js';
+import { mainHelp } from './cli/help.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { loadDotEnv } from './dot-env.js';
-import { faceRunService } from './host/lazy.js';
-import { createLogger } from './log/logger.js';
-import { LineTransport } from './mcp/line-transport.js';
-import { createSetupErrorServer } from './mcp/setup-error-server.js';
-import { createServer } from './server.js';
-import { exitOnDisconnect, type ClientGone, type Stops } from './shutdown.js';
 import { packageVersion } from './version.js';
 
-/** The entry point: reads the config, sets up logging, wires the parts, owns the process. */
+/** The entry point: each command (the MCP server when none is given) is loaded only when asked for. */
 async function main(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -25,7 +16,6 @@ async function main(argv: string[]): Promise<number | undefined> {
     case '-v':
       process.stdout.write(`${packageVersion()}\n`);
       return 0;
-    // The terminal commands are loaded only when asked for, to keep the server's start quick.
     case 'ask':
       return (await import('./cli/ask.js')).runAsk(rest, readConfig);
     case 'doctor':
@@ -36,8 +26,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./cli/cancel.js')).cancelCommand(rest, readConfig);
     case 'host':
       return (await import('./host/main.js')).hostCommand(rest, readConfig);
+    // The MCP server: its own module, so that the run host never loads the MCP SDK.
     case undefined:
-      await startServer();
+      await (await import('./stdio-server.js')).startServer(readConfig);
       return undefined;
     default:
       process.stderr.write(`parallel-llm-mcp: unknown command "${command}"; see parallel-llm-mcp --help\n`);
@@ -49,85 +40,6 @@ async function main(argv: string[]): Promise<number | undefined> {
 function readConfig(): Config {
   loadDotEnv(process.cwd());
   return loadConfig();
-}
-
-/**
- * The stdio MCP server: stdout carries JSON-RPC and nothing else. A setup problem does not end
- * it: a server that says what is wrong in every tool call starts instead.
- */
-async function startServer(): Promise<void> {
-  // Someone started it by hand: nothing in a terminal will speak JSON-RPC to it.
-  if (process.stdin.isTTY) process.stderr.write(terminalGreeting(packageVersion()));
-  let config: Config;
-  let logger: Logger;
-  try {
-    config = readConfig();
-    logger = createLogger({ level: config.logLevel, file: config.logFile });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return serveSetupError(error.message);
-  }
-  await serve(config, logger);
-}
-
-async function serveSetupError(problem: string): Promise<void> {
-  process.stderr.write(`parallel-llm-mcp: ${problem}\n`);
-  const logger = createLogger({ level: 'info' });
-  const server = createSetupErrorServer(problem, packageVersion());
-  const close = () => server.close();
-  await connectStdio(server, { clientGone: close, halted: close }, logger);
-}
-
-/** The server whose runs execute in the run host, reached (or started) at the first call that needs it. */
-async function serve(config: Config, logger: Logger): Promise<void> {
-  const version = packageVersion();
-  const service = faceRunService(config, logger, version);
-  const server = createServer({ config, service, logger, version });
-  await connectStdio(
-    server,
-    {
-      // Runs outlive their calls and this process: the run host's go on without it. Runs this
-      // process executes itself (no host) still finish first; each upstream call has its limit,
-      // and this is a backstop.
-      clientGone: async () => {
-        await server.close();
-        await Promise.race([service.finished(), sleep(Math.min(3 * config.timeoutMs + 60_000, MAX_TIMER_MS), undefined, { ref: false })]);
-        await service.close();
-      },
-      // The process must go now: runs it executes itself are journaled as interrupted, to be resumed.
-      halted: async () => {
-        await server.close();
-        await Promise.race([service.close(), sleep(1000, undefined, { ref: false })]);
-      },
-    },
-    logger,
-  );
-  logger.info(
-    { models: config.models, synthesizers: config.synthesizerModels, outputDir: config.saveOutputs ? config.outputDir : null },
-    'parallel-llm-server ready',
-  );
-}
-
-/** Serves `server` on stdio until the client goes away or a signal comes; `stops` says how to stop. */
-async function connectStdio(server: McpServer, stops: Stops, logger: Logger): Promise<void> {
-  await server.connect(stdioTransport(exitOnDisconnect(stops, logger), logger));
-}
-
-/**
- * stdio as the MCP transport. A message it cannot serve (a line over 16 MiB, one that is not
- * JSON-RPC) is answered with an error where it can be and logged, and every other call goes on;
- * the transport closes when stdout breaks: the client is gone.
- */
-function stdioTransport(clientGone: ClientGone, logger: Logger): LineTransport {
-  const transport = new LineTransport();
-  let lastError: Error | undefined;
-  transport.onerror = (error) => {
-    lastError = error;
-    // The message may quote the client's line: a short excerpt is enough.
-    logger.warn({ error: error.message.slice(0, 300) }, 'the stdio transport reported a problem');
-  };
-  transport.onclose = () => clientGone(`stdout broke${lastError ? ` (${lastError.message.slice(0, 300)})` : ''}`);
-  return transport;
 }
 
 main(process.argv.slice(2)).then(

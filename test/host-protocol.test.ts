@@ -1,75 +1,126 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { TOOLS } from '../src/host/protocol.js';
+import net from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { HostChannel } from '../src/host/channel.js';
 import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
+import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
 import { HostRunService } from '../src/host/remote.js';
-import { hostServer } from '../src/host/serve.js';
+import { serveFace } from '../src/host/serve.js';
+import { MAX_LINE_BYTES } from '../src/host/wire.js';
 import { runRequest } from '../src/run/request.js';
+import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { harnessesClosedAfterEach } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 /**
- * The run host's replies have the shapes src/host/protocol-schemas.ts declares: a face takes them as
- * they are (it speaks only to a host of its own version), so these tests are what holds the
- * host to them. The host's server runs over a real run service, driven by the SDK's Client.
+ * The run host's channel (src/host/wire.ts) between a face and the host's server, over a real
+ * socket and a real run service. A face takes the replies as they are (it speaks only to a
+ * host of its own version), so the first test is what holds the host to the shapes
+ * src/host/protocol-schemas.ts declares.
  */
+const VERSION = '0.0.0-test';
 const fake = await startFakeOpenRouter();
 const start = harnessesClosedAfterEach();
+const servers: net.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
 afterAll(() => fake.close());
 
 fake.on('p/one', { answer: 'one', delayMs: 10 });
 fake.on('p/two', { answer: 'two', delayMs: 30 });
 fake.on('p/synth', { answer: 'merged ✓', delayMs: 10 });
+fake.on('p/slow', { answer: 'late', delayMs: 5000 });
 const env = { PARALLEL_LLM_MODELS: 'p/one,p/two', PARALLEL_LLM_SYNTHESIZER_MODEL: 'p/synth' };
 
-async function hostOverRuns() {
-  const harness = await start(fake, env);
-  const info = () => ({
-    pid: process.pid,
-    version: '0.0.0-test',
-    started_at: new Date().toISOString(),
-    running: 0,
-    faces: 1,
-    socket: 's',
-    log: 'l',
+const info = (): HostInfo => ({
+  pid: process.pid,
+  version: VERSION,
+  started_at: new Date().toISOString(),
+  running: 0,
+  faces: 1,
+  socket: 's',
+  log: 'l',
+});
+
+/** A host's server on a local socket, over `service`; every connection closed with the test. */
+async function listening(serve: (socket: net.Socket) => void): Promise<{ connect: () => Promise<net.Socket> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    serve(socket);
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await hostServer(harness.app.service, '0.0.0-test', info).connect(serverSide);
-  const client = new Client({ name: 'face', version: '0.0.0-test' });
-  await client.connect(clientSide);
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    sockets.forEach((socket) => socket.destroy());
+    return close(callback);
+  };
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    connect: () =>
+      new Promise((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+        socket.once('error', reject);
+      }),
+  };
+}
+
+/** The run service of a harness, seen through a host's channel; `watched` holds the signal of every watch the host was asked for. */
+async function hostOverRuns(models = env) {
+  const harness = await start(fake, models);
+  const watched: AbortSignal[] = [];
+  const runs = harness.app.service;
+  const service: RunService = {
+    start: (request, options) => runs.start(request, options),
+    watch: (id: string, options: WatchOptions) => {
+      if (options.signal) watched.push(options.signal);
+      return runs.watch(id, options);
+    },
+    view: (id, maxChars) => runs.view(id, maxChars),
+    cancel: (id, reason) => runs.cancel(id, reason),
+    list: (limit) => runs.list(limit),
+    onStart: (listener) => runs.onStart(listener),
+    notice: undefined,
+    finished: () => runs.finished(),
+    close: () => runs.close(),
+  };
+  const host = await listening((socket) => serveFace(socket, service, VERSION, info));
+  const channel = await HostChannel.open(await host.connect(), VERSION);
+  const ask = (op: string, args: object, signal?: AbortSignal) => channel.ask(op, args, { timeoutMs: 20_000, signal });
+  const value = async (op: string, args: object) => {
+    const reply = await ask(op, args);
+    if (!reply.ok) throw new Error(reply.error.message);
+    return reply.value;
+  };
   const request = (prompt: string) => runRequest(prompt, {}, harness.config);
-  return { client, call, request };
+  return { host, channel, ask, value, request, watched };
 }
 
 describe('the run host protocol', () => {
   it('answers every operation with the shape it declares', async () => {
-    const { call, request } = await hostOverRuns();
-    const started = await call(TOOLS.start, { request: request('shapes') });
-    const { run_id } = outputs.start.parse(started.structuredContent) as { run_id: string };
+    const { ask, value, request } = await hostOverRuns();
+    const { run_id } = outputs.start.parse(await value('start', { request: request('shapes') })) as { run_id: string };
 
-    const running = await call(TOOLS.watch, { run_id, wait_ms: 0 });
-    expect(outputs.watch.parse(running.structuredContent).state.run_id).toBe(run_id);
-    const settled = await call(TOOLS.watch, { run_id, wait_ms: 10_000, until_settled: true, view_chars: 1000 });
-    const watched = outputs.watch.parse(settled.structuredContent);
+    expect(outputs.watch.parse(await value('watch', { run_id, wait_ms: 0 })).state.run_id).toBe(run_id);
+    const watched = outputs.watch.parse(await value('watch', { run_id, wait_ms: 10_000, until_settled: true, view_chars: 1000 }));
     expect(watched.state.status).toBe('complete');
     expect(watched.view?.answer).toBe('merged ✓');
 
-    expect(outputs.view.parse((await call(TOOLS.view, { run_id, max_chars: 1000 })).structuredContent).answer).toBe('merged ✓');
-    expect(outputs.list.parse((await call(TOOLS.list, { limit: 5 })).structuredContent).runs.map((run) => run.id)).toContain(run_id);
-    expect(outputs.cancel.parse((await call(TOOLS.cancel, { run_id, reason: 'late' })).structuredContent).stopped).toBe(false);
-    expect(outputs.info.parse((await call(TOOLS.info, {})).structuredContent).version).toBe('0.0.0-test');
+    expect(outputs.view.parse(await value('view', { run_id, max_chars: 1000 })).answer).toBe('merged ✓');
+    expect(outputs.list.parse(await value('list', { limit: 5 })).runs.map((run) => run.id)).toContain(run_id);
+    expect(outputs.cancel.parse(await value('cancel', { run_id, reason: 'late' })).stopped).toBe(false);
+    expect(outputs.info.parse(await value('info', {})).version).toBe(VERSION);
 
-    const missing = await call(TOOLS.view, { run_id: 'not-a-run', max_chars: 10 });
-    expect(missing.isError).toBe(true);
-    expect(lookupErrorSchema.parse(missing.structuredContent).error.kind).toBe('bad_id');
+    const missing = await ask('view', { run_id: 'not-a-run', max_chars: 10 });
+    expect(!missing.ok && lookupErrorSchema.parse(missing.error).kind).toBe('bad_id');
   });
 
   it("is what a face's run service reads: a run started, watched to its end, and viewed", async () => {
-    const { client, request } = await hostOverRuns();
-    const service = new HostRunService(client, () => Promise.reject(new Error('no second host in this test')));
+    const { channel, request } = await hostOverRuns();
+    const service = new HostRunService(channel, () => Promise.reject(new Error('no second host in this test')));
     const started = await service.start(request('a face'));
     if ('refused' in started) throw new Error('refused');
     const watched = await service.watch(started.id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
@@ -78,5 +129,73 @@ describe('the run host protocol', () => {
     const viewed = await service.view(started.id, 1000);
     expect(viewed.ok && viewed.value.answer).toBe('merged ✓');
     expect(await service.view('not-a-run', 10)).toMatchObject({ ok: false, error: { kind: 'bad_id' } });
+  });
+
+  it('refuses what it cannot do, and says why', async () => {
+    const { ask } = await hostOverRuns();
+    await expect(ask('view', { run_id: 42, max_chars: 10 })).rejects.toThrow(/the arguments of view are not valid: .*run_id/s);
+    await expect(ask('delete_everything', {})).rejects.toThrow('no operation delete_everything');
+    // A run host of this version is still served after both.
+    expect((await ask('info', {})).ok).toBe(true);
+  });
+
+  it('ends the wait a face takes back, or asked for too long, and the face hears why', async () => {
+    const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const { run_id } = (await value('start', { request: request('withdrawn') })) as { run_id: string };
+    const withdraw = new AbortController();
+    const asked = ask('watch', { run_id, wait_ms: 60_000, until_settled: true }, withdraw.signal);
+    await waitFor(() => watched.length === 1);
+    withdraw.abort(new Error('the client cancelled'));
+    await expect(asked).rejects.toThrow('the client cancelled');
+    await waitFor(() => watched[0]!.aborted);
+
+    const late = channel.ask('watch', { run_id, wait_ms: 60_000, until_settled: true }, { timeoutMs: 100 });
+    await expect(late).rejects.toThrow('the run host did not answer within 1 s');
+    await waitFor(() => watched[1]?.aborted === true);
+    await value('cancel', { run_id, reason: 'done with it' });
+  });
+
+  it('ends the waits of a face whose connection is lost, and the face knows before its asks fail', async () => {
+    const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const { run_id } = (await value('start', { request: request('lost') })) as { run_id: string };
+    const told: string[] = [];
+    channel.onclose = () => told.push('closed');
+    const asked = ask('watch', { run_id, wait_ms: 60_000, until_settled: true }).catch((error: Error) => {
+      told.push(error.message);
+    });
+    await waitFor(() => watched.length === 1);
+    await channel.close();
+    await asked;
+    expect(told).toEqual(['closed', 'the connection to the run host was lost']);
+    await waitFor(() => watched[0]!.aborted);
+    await expect(ask('info', {})).rejects.toThrow('the connection to the run host is closed');
+  });
+
+  it('answers an ask too long to read with an error, and goes on serving', async () => {
+    const { host } = await hostOverRuns();
+    const socket = await host.connect();
+    const lines: string[] = [];
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      lines.push(...text.split('\n').slice(0, -1));
+      text = text.slice(text.lastIndexOf('\n') + 1);
+    });
+    socket.write(`{"id":7,"op":"start","args":{"request":"${'x'.repeat(MAX_LINE_BYTES)}"}}\n`);
+    socket.write(`{"id":8,"op":"info","args":{}}\n`);
+    await waitFor(() => lines.length === 3);
+    socket.destroy();
+    expect(JSON.parse(lines[0]!)).toEqual({ host: HOST_NAME, version: VERSION });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ id: 7, failed: expect.stringContaining('over the limit') as string });
+    expect(JSON.parse(lines[2]!)).toMatchObject({ id: 8, value: { version: VERSION } });
+  });
+
+  it('is refused by a face of another version', async () => {
+    const host = await listening((socket) => serveFace(socket, {} as RunService, '9.9.9', info));
+    await expect(HostChannel.open(await host.connect(), VERSION)).rejects.toThrow(
+      `served by ${HOST_NAME} 9.9.9, not the run host ${VERSION}`,
+    );
+    const stranger = await listening((socket) => socket.end('{"not":"a host"}\n'));
+    await expect(HostChannel.open(await stranger.connect(), VERSION)).rejects.toThrow('served by undefined undefined');
   });
 });

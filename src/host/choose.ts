@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { RunService } from '../run/service.js';
-import { reachHost, openClient } from './connect.js';
+import { reachHost, openChannel } from './connect.js';
 import { hostPaths, socketProblem } from './paths.js';
 import { HostRunService } from './remote.js';
 
@@ -15,11 +15,11 @@ export async function chooseRunService(config: Config, logger: Logger, version: 
   const paths = hostPaths(config, version);
   const problem = socketProblem(paths);
   const reached = problem ? { unavailable: problem } : await reachHost(paths, version);
-  if ('client' in reached) {
+  if ('channel' in reached) {
     logger.info({ socket: paths.socket }, 'runs execute in the run host');
-    return new HostRunService(reached.client, async () => {
+    return new HostRunService(reached.channel, async () => {
       const again = await reachHost(paths, version);
-      if ('client' in again) return again.client;
+      if ('channel' in again) return again.channel;
       throw new Error(`the run host cannot be reached: ${again.unavailable}`);
     });
   }
@@ -40,6 +40,6 @@ async function runsHere(...args: Parameters<typeof import('./here.js').runsHere>
 export async function runningHost(config: Config, version: string): Promise<HostRunService | undefined> {
   if (config.runHost === 'off') return undefined;
   const paths = hostPaths(config, version);
-  const client = await openClient(paths, version).catch(() => undefined);
-  return client && new HostRunService(client, () => openClient(paths, version));
+  const channel = await openChannel(paths, version).catch(() => undefined);
+  return channel && new HostRunService(channel, () => openChannel(paths, version));
 }

@@ -4,13 +4,11 @@ import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Deadline } from '../clock.js';
 import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import type { HostPaths } from './paths.js';
-import { HOST_NAME } from './protocol.js';
+import { HostChannel } from './channel.js';
 import { connect } from './socket.js';
-import { socketTransport } from '../mcp/line-transport.js';
 import { NOFOLLOW } from '../open-flags.js';
 
 /** How long a face waits for a run host to be there: started by itself or by another face. */
@@ -37,7 +35,7 @@ const HOST_MALLOC_ARENAS = '1';
  * be no host (the caller then runs runs itself). Many faces starting at once start one host:
  * the one that takes the start lock spawns it, the others wait for its socket.
  */
-export async function reachHost(paths: HostPaths, version: string): Promise<{ client: Client } | { unavailable: string }> {
+export async function reachHost(paths: HostPaths, version: string): Promise<{ channel: HostChannel } | { unavailable: string }> {
   try {
     await ensureHostDir(paths.dir);
   } catch (error) {
@@ -45,8 +43,8 @@ export async function reachHost(paths: HostPaths, version: string): Promise<{ cl
   }
   const deadline = Deadline.after(START_MS);
   while (deadline.msLeft() > 0) {
-    const client = await openClient(paths, version).catch(() => undefined);
-    if (client) return { client };
+    const channel = await openChannel(paths, version).catch(() => undefined);
+    if (channel) return { channel };
     const started = await startHost(paths, deadline);
     if (started !== 'started' && started !== 'busy') return { unavailable: started.failed };
     if (started === 'busy') await sleep(50);
@@ -54,20 +52,11 @@ export async function reachHost(paths: HostPaths, version: string): Promise<{ cl
   return { unavailable: `the run host did not answer on ${paths.socket} within ${START_MS / 1000} s` };
 }
 
-/** An MCP client connected to the host on the socket: the host of this very version, or none. */
-export async function openClient(paths: HostPaths, version: string): Promise<Client> {
-  const socket = await connect(paths.socket);
-  const client = new Client({ name: 'parallel-llm-mcp-face', version });
-  try {
-    await client.connect(socketTransport(socket));
-    const host = client.getServerVersion();
-    if (host?.name !== HOST_NAME || host.version !== version)
-      throw new Error(`${paths.socket} is served by ${host?.name} ${host?.version}, not the run host ${version}`);
-    return client;
-  } catch (error) {
-    await client.close();
-    throw error;
-  }
+/** A channel to the host on the socket: the host of this very version, or none. */
+export async function openChannel(paths: HostPaths, version: string): Promise<HostChannel> {
+  return HostChannel.open(await connect(paths.socket), version).catch((error: Error) => {
+    throw new Error(`${paths.socket}: ${error.message}`);
+  });
 }
 
 type Started = 'started' | 'busy' | { failed: string };

@@ -11,8 +11,7 @@ import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import { IdleStop } from './idle.js';
 import { hostPaths, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
-import { hostServer } from './serve.js';
-import { socketTransport } from '../mcp/line-transport.js';
+import { serveFace } from './serve.js';
 
 /** After a stop signal the host is gone this soon, its runs journaled as interrupted. */
 const FORCE_EXIT_MS = 3000;
@@ -36,7 +35,7 @@ export async function hostCommand(args: string[], readConfig: () => Config): Pro
  * The per-user run host, started detached (its own session, so a signal to a client's process
  * group never reaches it) by the first face that needs it. It
  * executes every run of every face with one pooled dispatcher and one concurrency limit, serves
- * the faces MCP over its socket, and exits when it has had no run and no face for a while. It
+ * the faces over its socket (wire.ts), and exits when it has had no run and no face for a while. It
  * tells its starter on stdout `ready`, `exists` (another host has the socket) or `failed: why`;
  * the starter stops reading then, so later writes to stdout or stderr must never fail the host.
  */
@@ -71,7 +70,7 @@ async function runHost(args: string[], config: Config): Promise<void> {
       idle?.check();
     });
     socket.on('error', () => undefined);
-    void hostServer(service, version, info).connect(socketTransport(socket));
+    serveFace(socket, service, version, info);
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;

@@ -54,6 +54,4 @@ export const outputs = {
   }),
 };
 
-export const lookupErrorSchema = z.object({
-  error: z.object({ kind: z.enum(['bad_id', 'not_found', 'damaged', 'too_large']), message: z.string() }),
-});
+export const lookupErrorSchema = z.object({ kind: z.enum(['bad_id', 'not_found', 'damaged', 'too_large']), message: z.string() });

@@ -1,6 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { err, ok, type Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import type { RunRequest } from '../run/request.js';
 import type {
   CancelOutcome,
@@ -13,14 +11,15 @@ import type {
   Watched,
   WatchOptions,
 } from '../run/service.js';
-import { TOOLS, viewFromWire, type HostInfo, type LookupReply, type Output } from './protocol.js';
+import type { HostChannel } from './channel.js';
+import { viewFromWire, type HostInfo, type Operation, type Output } from './protocol.js';
 
 /** Beyond a wait's own length, how long a host request may take before the face gives up on it. */
 const REQUEST_SLACK_MS = 30_000;
 
 /**
- * The run service of the run host, reached over its socket: every face operation is one tool
- * call. When the connection is lost (the host exited, idle or killed), the next operation
+ * The run service of the run host, reached over its socket: every face operation is one ask
+ * (channel.ts). When the connection is lost (the host exited, idle or killed), the next operation
  * reaches a host again, starting one if need be; an operation cut off by the loss is tried once
  * more there. Closing it disconnects this face and stops no run.
  *
@@ -30,15 +29,15 @@ const REQUEST_SLACK_MS = 30_000;
  */
 export class HostRunService implements RunService {
   readonly notice = undefined;
-  private client: Promise<Client>;
+  private channel: Promise<HostChannel>;
   private lost = false;
   private readonly startListeners = new Set<() => void>();
 
   constructor(
-    first: Client,
-    private readonly reach: () => Promise<Client>,
+    first: HostChannel,
+    private readonly reach: () => Promise<HostChannel>,
   ) {
-    this.client = Promise.resolve(this.watchLoss(first));
+    this.channel = Promise.resolve(this.watchLoss(first));
   }
 
   async start(request: RunRequest, options: StartOptions = {}): Promise<StartOutcome> {
@@ -88,25 +87,21 @@ export class HostRunService implements RunService {
   async finished(): Promise<void> {}
 
   async close(): Promise<void> {
-    await (await this.client.catch(() => undefined))?.close();
+    await (await this.channel.catch(() => undefined))?.close();
   }
 
-  /** One tool call, on a fresh connection when the last one was lost, tried once more when the loss cut it off. */
-  private async call<K extends keyof typeof TOOLS>(
+  /** One ask, on a fresh connection when the last one was lost, tried once more when the loss cut it off. */
+  private async call<K extends Operation>(
     operation: K,
     args: object,
     wait: { signal?: AbortSignal; waitMs?: number } = {},
   ): Promise<Result<Output<K>, LookupError>> {
     for (let attempt = 1; ; attempt++) {
       if (this.lost) this.reconnect();
-      const client = await this.client;
+      const channel = await this.channel;
       try {
-        const result = (await client.callTool({ name: TOOLS[operation], arguments: args as Record<string, unknown> }, undefined, {
-          signal: wait.signal,
-          timeout: (wait.waitMs ?? 0) + REQUEST_SLACK_MS,
-        })) as CallToolResult;
-        if (result.isError) return err((result.structuredContent as LookupReply).error);
-        return ok(result.structuredContent as Output<K>);
+        const timeoutMs = (wait.waitMs ?? 0) + REQUEST_SLACK_MS;
+        return (await channel.ask(operation, args, { signal: wait.signal, timeoutMs })) as Result<Output<K>, LookupError>;
       } catch (error) {
         if (!this.lost || attempt > 1 || wait.signal?.aborted) throw error;
       }
@@ -115,17 +110,13 @@ export class HostRunService implements RunService {
 
   private reconnect(): void {
     this.lost = false;
-    this.client = this.reach().then((client) => this.watchLoss(client));
+    this.channel = this.reach().then((channel) => this.watchLoss(channel));
     // A failed reach is reported by the call that awaits it; the next call tries again.
-    this.client.catch(() => (this.lost = true));
+    this.channel.catch(() => (this.lost = true));
   }
 
-  private watchLoss(client: Client): Client {
-    const closing = client.onclose;
-    client.onclose = () => {
-      this.lost = true;
-      closing?.();
-    };
-    return client;
+  private watchLoss(channel: HostChannel): HostChannel {
+    channel.onclose = () => (this.lost = true);
+    return channel;
   }
 }

@@ -1,43 +1,84 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Socket } from 'node:net';
+import { z } from 'zod';
 import type { Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
 import { inputs } from './protocol-schemas.js';
-import { HOST_NAME, TOOLS, viewToWire, type HostInfo } from './protocol.js';
+import { HOST_NAME, viewToWire, type HostInfo, type Operation } from './protocol.js';
+import { readMessages, send, type Reply } from './wire.js';
+
+/** What one operation does with its checked arguments: its value, or a lookup error. */
+type Handler = (args: never, signal: AbortSignal) => Promise<Result<object, LookupError>>;
 
 /**
- * The run host's MCP server for one face's connection: each tool is one operation of the run
- * service the host executes runs with. A face that goes away takes nothing with it: its waits
- * end, its runs go on.
+ * Serves one face's connection to the run host: it says who it is, then does each ask with the
+ * run service the host executes runs with, and replies. Anything on the socket may ask, so
+ * every ask's arguments are checked first. A face that goes away takes nothing with it: the
+ * waits it asked for end, its runs go on.
  */
-export function hostServer(service: RunService, version: string, info: () => HostInfo): McpServer {
-  const server = new McpServer({ name: HOST_NAME, version }, { capabilities: { tools: {} } });
-  server.registerTool(TOOLS.start, { inputSchema: inputs.start }, async ({ request, fresh, max_cost_usd }) => {
-    const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
-    return data('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
-  });
-  server.registerTool(TOOLS.watch, { inputSchema: inputs.watch }, async ({ run_id, since, wait_ms, until_settled, view_chars }, extra) => {
-    const options = { since, waitMs: wait_ms, signal: extra.signal, untilSettled: until_settled, viewChars: view_chars };
-    return found(await service.watch(run_id, options), ({ view, ...watched }) => (view ? { ...watched, view: viewToWire(view) } : watched));
-  });
-  server.registerTool(TOOLS.view, { inputSchema: inputs.view }, async ({ run_id, max_chars }) =>
-    found(await service.view(run_id, max_chars), viewToWire),
+export function serveFace(socket: Socket, service: RunService, version: string, info: () => HostInfo): void {
+  const handlers = operations(service, info);
+  const asked = new Map<number, AbortController>();
+  const reply = (message: Reply) => send(socket, message);
+  const serve = async (id: number, op: Operation, args: unknown) => {
+    const checked = argumentSchemas[op].safeParse(args);
+    if (!checked.success) return reply({ id, failed: `the arguments of ${op} are not valid: ${z.prettifyError(checked.error)}` });
+    const withdrawn = new AbortController();
+    asked.set(id, withdrawn);
+    try {
+      const done = await handlers[op](checked.data as never, withdrawn.signal);
+      if (!withdrawn.signal.aborted) reply(done.ok ? { id, value: done.value } : { id, lookup: done.error });
+    } catch (error) {
+      reply({ id, failed: (error as Error).message });
+    } finally {
+      asked.delete(id);
+    }
+  };
+  readMessages(
+    socket,
+    (message) => {
+      const { id, op, args, withdraw } = (message ?? {}) as { id?: unknown; op?: unknown; args?: unknown; withdraw?: unknown };
+      if (typeof withdraw === 'number') return asked.get(withdraw)?.abort();
+      if (typeof id !== 'number') return;
+      if (typeof op !== 'string' || !Object.hasOwn(argumentSchemas, op)) return reply({ id, failed: `no operation ${String(op)}` });
+      void serve(id, op as Operation, args);
+    },
+    (id, why) => id !== undefined && reply({ id, failed: `the ask could not be read: ${why}` }),
   );
-  server.registerTool(TOOLS.cancel, { inputSchema: inputs.cancel }, async ({ run_id, reason }) =>
-    data(await service.cancel(run_id, reason)),
-  );
-  server.registerTool(TOOLS.list, { inputSchema: inputs.list }, async ({ limit }) =>
-    data({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
-  );
-  server.registerTool(TOOLS.info, { inputSchema: inputs.info }, async () => data(info()));
-  return server;
+  socket.once('close', () => asked.forEach((withdrawn) => withdrawn.abort()));
+  send(socket, { host: HOST_NAME, version });
 }
 
-function data(value: object): CallToolResult {
-  return { content: [], structuredContent: value as Record<string, unknown> };
-}
+const argumentSchemas = {
+  start: z.object(inputs.start),
+  watch: z.object(inputs.watch),
+  view: z.object(inputs.view),
+  cancel: z.object(inputs.cancel),
+  list: z.object(inputs.list),
+  info: z.object(inputs.info),
+};
 
-function found<T>(result: Result<T, LookupError>, shape: (value: T) => object): CallToolResult {
-  if (result.ok) return data(shape(result.value));
-  return { content: [{ type: 'text', text: result.error.message }], structuredContent: { error: result.error }, isError: true };
+type Args<K extends Operation> = z.infer<(typeof argumentSchemas)[K]>;
+
+function operations(service: RunService, info: () => HostInfo): Record<Operation, Handler> {
+  const value = <T extends object>(done: T): Result<T, never> => ({ ok: true, value: done });
+  return {
+    start: async ({ request, fresh, max_cost_usd }: Args<'start'>) => {
+      const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
+      return value('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
+    },
+    watch: async ({ run_id, since, wait_ms, until_settled, view_chars }: Args<'watch'>, signal) => {
+      const watched = await service.watch(run_id, { since, waitMs: wait_ms, signal, untilSettled: until_settled, viewChars: view_chars });
+      if (!watched.ok) return watched;
+      const { view, ...rest } = watched.value;
+      return value(view ? { ...rest, view: viewToWire(view) } : rest);
+    },
+    view: async ({ run_id, max_chars }: Args<'view'>) => {
+      const viewed = await service.view(run_id, max_chars);
+      return viewed.ok ? value(viewToWire(viewed.value)) : viewed;
+    },
+    cancel: async ({ run_id, reason }: Args<'cancel'>) => value(await service.cancel(run_id, reason)),
+    list: async ({ limit }: Args<'list'>) =>
+      value({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
+    info: async () => value(info()),
+  };
 }

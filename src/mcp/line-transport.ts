@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -18,14 +17,13 @@ export interface LineTransportOptions {
 }
 
 /**
- * MCP as newline-delimited JSON-RPC over a pair of streams: the server's stdio, and the run
- * host's socket (see `socketTransport`). As the SDK's StdioServerTransport, without its fatal
- * flaw: that one closes itself, and the server ends, on a line over 10 MiB, losing every call
- * in flight. This one
- * reads bytes, lets a line over `maxLineBytes` go as it arrives, and answers it with a
- * JSON-RPC error when the request's id can be read from its start or its end (otherwise the
- * line is only reported, through `onerror`); a line that is not JSON, or not JSON-RPC, is
- * treated the same way. Every other message is served as usual.
+ * MCP as newline-delimited JSON-RPC over a pair of streams: the server's stdio. As the SDK's
+ * StdioServerTransport, without its fatal flaw: that one closes itself, and the server ends, on
+ * a line over 10 MiB, losing every call in flight. This one reads bytes, lets a line over
+ * `maxLineBytes` go as it arrives, and answers it with a JSON-RPC error when the request's id
+ * can be read from its start or its end (otherwise the line is only reported, through
+ * `onerror`); a line that is not JSON, or not JSON-RPC, is treated the same way. Every other
+ * message is served as usual.
  *
  * A `send` settles once its bytes are handed to the system (so a sender waits on a slow
  * reader, and nothing is dropped), or rejects when stdout is broken; a broken stdout (EPIPE)
@@ -128,16 +126,4 @@ export class LineTransport implements Transport {
     if (id === undefined) return;
     void this.send({ jsonrpc: '2.0', id, error: { code, message: `Message refused: ${why}.` } }).catch(() => undefined);
   }
-}
-
-/** The transport over a local socket (the run host's): the socket's end closes it, and closing it ends the socket. */
-export function socketTransport(socket: Socket): Transport {
-  const transport = new LineTransport(socket, socket);
-  const close = transport.close.bind(transport);
-  transport.close = async () => {
-    socket.destroy();
-    await close();
-  };
-  socket.once('close', () => void close());
-  return transport;
 }

@@ -1,0 +1,123 @@
+import type { Socket } from 'node:net';
+import { err, ok, type Result } from '../result.js';
+import type { LookupError } from '../run/service.js';
+import { HOST_NAME } from './protocol.js';
+import { readMessages, send, type Hello, type Reply } from './wire.js';
+
+/** How long a face waits for a host to say who it is once connected. */
+const HELLO_MS = 5000;
+
+interface Pending {
+  settle: (reply: Reply) => void;
+  fail: (error: Error) => void;
+}
+
+export interface AskOptions {
+  /** Takes the ask back: the host stops what it does for it, and the ask rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** The ask is taken back, and rejects, when no reply has come within this long. */
+  timeoutMs: number;
+}
+
+/**
+ * A face's end of its connection to the run host (wire.ts): asks go out numbered, and each
+ * settles with its reply, or rejects when it is taken back, times out, or the connection is lost
+ * (`onclose` is told first, so that the caller knows to reach a host again).
+ */
+export class HostChannel {
+  onclose?: () => void;
+  private readonly pending = new Map<number, Pending>();
+  private lastId = 0;
+  private closed = false;
+  private hello: ((hello: unknown) => void) | undefined;
+
+  private constructor(private readonly socket: Socket) {
+    readMessages(
+      socket,
+      (message) => this.received(message),
+      (id, why) => id !== undefined && this.pending.get(id)?.fail(new Error(`the run host's reply could not be read: ${why}`)),
+    );
+    socket.on('error', () => undefined);
+    socket.once('close', () => this.lost());
+  }
+
+  /** The channel over `socket` once the host on it has said it is the run host of `version`; the socket is ended otherwise. */
+  static async open(socket: Socket, version: string): Promise<HostChannel> {
+    const channel = new HostChannel(socket);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const hello = await new Promise<unknown>((resolve, reject) => {
+        channel.hello = resolve;
+        channel.onclose = () => reject(new Error('the run host closed the connection before saying who it is'));
+        timer = setTimeout(() => reject(new Error(`the run host said nothing within ${HELLO_MS / 1000} s`)), HELLO_MS);
+      });
+      const { host, version: its } = (hello ?? {}) as Partial<Hello>;
+      if (host !== HOST_NAME || its !== version) throw new Error(`served by ${String(host)} ${String(its)}, not the run host ${version}`);
+      channel.onclose = undefined;
+      return channel;
+    } catch (error) {
+      await channel.close();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Asks the host for operation `op`: its value, or the lookup error it answered with; rejects when it failed. */
+  ask(op: string, args: object, { signal, timeoutMs }: AskOptions): Promise<Result<unknown, LookupError>> {
+    if (this.closed) return Promise.reject(new Error('the connection to the run host is closed'));
+    signal?.throwIfAborted();
+    const id = ++this.lastId;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+      };
+      const withdraw = (reason: unknown) => {
+        done();
+        send(this.socket, { withdraw: id });
+        reject(reason);
+      };
+      const aborted = () => withdraw(signal?.reason);
+      const timer = setTimeout(() => withdraw(new Error(`the run host did not answer within ${Math.ceil(timeoutMs / 1000)} s`)), timeoutMs);
+      signal?.addEventListener('abort', aborted, { once: true });
+      this.pending.set(id, {
+        settle: (reply) => {
+          done();
+          if ('failed' in reply) reject(new Error(reply.failed));
+          else resolve('lookup' in reply ? err(reply.lookup) : ok(reply.value));
+        },
+        fail: (error) => {
+          done();
+          reject(error);
+        },
+      });
+      send(this.socket, { id, op, args });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.socket.destroy();
+    this.lost();
+  }
+
+  private received(message: unknown): void {
+    if (this.hello) {
+      const hello = this.hello;
+      this.hello = undefined;
+      return hello(message);
+    }
+    const id = (message as { id?: unknown } | null)?.id;
+    if (typeof id === 'number') this.pending.get(id)?.settle(message as Reply);
+  }
+
+  /** The connection is gone: the owner is told, then every ask still waiting fails. */
+  private lost(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+    const error = new Error('the connection to the run host was lost');
+    for (const pending of [...this.pending.values()]) pending.fail(error);
+  }
+}

@@ -1,0 +1,75 @@
+import type { Socket } from 'node:net';
+import type { LookupError } from '../run/service.js';
+import { LineSplitter } from '../mcp/line-splitter.js';
+
+/**
+ * The run host's channel: one JSON object per line over its socket, each way. On a new
+ * connection the host says who it is (`Hello`); the face then asks (`Ask`), and may take an
+ * ask back (`Withdraw`); the host replies to each ask once (`Reply`). Both ends are this very
+ * package of the same version (the hello tells), so it needs none of a general protocol's
+ * checks: only the host checks what it is asked (serve.ts). MCP on this hop ran each message
+ * through the SDK's checks on both sides, and made the host load the MCP SDK (bench/RESULTS.md).
+ */
+export interface Hello {
+  host: string;
+  version: string;
+}
+
+export interface Ask {
+  id: number;
+  op: string;
+  args: unknown;
+}
+
+export interface Withdraw {
+  withdraw: number;
+}
+
+/** What an operation returned, the lookup error it answered with, or why it could not be done. */
+export type Reply = { id: number; value: unknown } | { id: number; lookup: LookupError } | { id: number; failed: string };
+
+/** Longer lines are let go unread: no message of ours comes near it (a view's texts are capped far below), and memory stays bounded. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Each end writes its asks and replies with the id first, so a line too long to read still tells whose it was. */
+const LEADING_ID = /^\{"id":(\d{1,15})[,}]/;
+
+/** Writes one message; a socket that has failed drops it (its 'close' tells its owner). */
+export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): void {
+  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+}
+
+/**
+ * Reads the socket's messages as they complete: `onMessage` gets each line's JSON value, and
+ * `onUnreadable` the id (when its start shows one) of a line that is not JSON or is over the limit.
+ */
+export function readMessages(
+  socket: Socket,
+  onMessage: (message: unknown) => void,
+  onUnreadable: (id: number | undefined, why: string) => void,
+): void {
+  const lines = new LineSplitter(MAX_LINE_BYTES, 64);
+  socket.on('data', (chunk: Buffer) => {
+    for (const line of lines.push(chunk)) {
+      if (socket.destroyed) return;
+      if (line.kind === 'too_long') {
+        onUnreadable(leadingId(line.head.toString('latin1')), `a message of ${line.length} bytes, over the limit of ${MAX_LINE_BYTES}`);
+        continue;
+      }
+      const text = line.bytes.toString('utf8');
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        onUnreadable(leadingId(text), 'a message that is not JSON');
+        continue;
+      }
+      onMessage(message);
+    }
+  });
+}
+
+function leadingId(start: string): number | undefined {
+  const id = LEADING_ID.exec(start)?.[1];
+  return id === undefined ? undefined : Number(id);
+}
