@@ -96,7 +96,27 @@ async function hostOverRuns(models = env) {
     return reply.value;
   };
   const request = (prompt: string) => runRequest(prompt, {}, harness.config);
-  return { host, channel, ask, value, request, watched };
+  return { host, channel, ask, value, request, watched, service };
+}
+
+/** A connection that writes lines as they are given and reads the host's replies, parsed. */
+async function rawFace(host: { connect: () => Promise<net.Socket> }) {
+  const socket = await host.connect();
+  const replies: unknown[] = [];
+  let partial = '';
+  socket.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop()!;
+    replies.push(...lines.map((line) => JSON.parse(line) as unknown));
+  });
+  return {
+    write: (...lines: string[]) => lines.forEach((line) => socket.write(`${line}\n`)),
+    replies: async (count: number) => {
+      await waitFor(() => replies.length >= count);
+      return replies.slice(0, count);
+    },
+    close: () => socket.destroy(),
+  };
 }
 
 describe('the run host protocol', () => {
@@ -134,7 +154,7 @@ describe('the run host protocol', () => {
   it('refuses what it cannot do, and says why', async () => {
     const { ask } = await hostOverRuns();
     await expect(ask('view', { run_id: 42, max_chars: 10 })).rejects.toThrow(/the arguments of view are not valid: .*run_id/s);
-    await expect(ask('delete_everything', {})).rejects.toThrow('no operation delete_everything');
+    await expect(ask('delete_everything', {})).rejects.toThrow('no such operation: "delete_everything"');
     // A run host of this version is still served after both.
     expect((await ask('info', {})).ok).toBe(true);
   });
@@ -173,24 +193,72 @@ describe('the run host protocol', () => {
 
   it('answers an ask too long to read with an error, and goes on serving', async () => {
     const { host } = await hostOverRuns();
-    const socket = await host.connect();
-    const lines: string[] = [];
-    let text = '';
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      lines.push(...text.split('\n').slice(0, -1));
-      text = text.slice(text.lastIndexOf('\n') + 1);
-    });
-    socket.write(`{"id":7,"op":"start","args":{"request":"${'x'.repeat(MAX_LINE_BYTES)}"}}\n`);
-    socket.write(`{"id":8,"op":"info","args":{}}\n`);
-    await waitFor(() => lines.length === 3);
-    socket.destroy();
-    expect(JSON.parse(lines[0]!)).toEqual({ host: HOST_NAME, version: VERSION });
-    expect(JSON.parse(lines[1]!)).toMatchObject({ id: 7, failed: expect.stringContaining('over the limit') as string });
-    expect(JSON.parse(lines[2]!)).toMatchObject({ id: 8, value: { version: VERSION } });
+    const raw = await rawFace(host);
+    raw.write(`{"id":7,"op":"start","args":{"request":"${'x'.repeat(MAX_LINE_BYTES)}"}}`, '{"id":8,"op":"info","args":{}}');
+    const [hello, tooLong, info] = await raw.replies(3);
+    expect(hello).toEqual({ host: HOST_NAME, version: VERSION });
+    expect(tooLong).toMatchObject({ id: 7, failed: expect.stringContaining('over the limit') as string });
+    expect(info).toMatchObject({ id: 8, value: { version: VERSION } });
   });
 
-  it('is refused by a face of another version', async () => {
+  it('survives whatever is sent on its socket, answering what has an id and serving the rest', async () => {
+    const { host } = await hostOverRuns();
+    const raw = await rawFace(host);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    raw.write(
+      'null',
+      '5',
+      '[1]',
+      '"text"',
+      '{"id":"one","op":"info"}',
+      `{"id":1,"op":${deep}}`,
+      '{"id":2,"op":"info",',
+      '{"id":3,"op":"info","args":{}}',
+    );
+    const [, deepOp, broken, info] = await raw.replies(4);
+    expect(deepOp).toEqual({ id: 1, failed: 'no such operation: a object' });
+    expect(broken).toMatchObject({ id: 2, failed: 'the ask could not be read: a message that is not a JSON object' });
+    expect(info).toMatchObject({ id: 3, value: { version: VERSION } });
+  });
+
+  it('answers an ask whose id is still in use with an error, and still ends the first wait when the face goes', async () => {
+    const { host, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const { run_id } = (await value('start', { request: request('twice') })) as { run_id: string };
+    const raw = await rawFace(host);
+    const watch = JSON.stringify({ id: 5, op: 'watch', args: { run_id, wait_ms: 60_000, until_settled: true } });
+    raw.write(watch, watch);
+    expect((await raw.replies(2))[1]).toEqual({ id: 5, failed: 'ask 5 is still being answered' });
+    expect(watched).toHaveLength(1);
+    raw.close();
+    await waitFor(() => watched[0]!.aborted);
+    await value('cancel', { run_id, reason: 'done with it' });
+  });
+
+  it("says what the run service refused to do, in the service's words", async () => {
+    const { value, request } = await hostOverRuns();
+    const keyAsModel = { ...request('a key where a model belongs'), models: ['sk-or-v1-0123456789abcdef0123456789'] };
+    await expect(value('start', { request: keyAsModel })).rejects.toThrow('a model id of the request is an API key');
+  });
+
+  it('reaches a host again when the connection is lost during an ask, and asks there once more', async () => {
+    const { channel, request, service } = await hostOverRuns();
+    const dying = await listening((socket) => {
+      serveFace(socket, service, VERSION, info);
+      socket.on('data', (chunk: Buffer) => chunk.includes('"op":"watch"') && socket.destroy());
+    });
+    let reached = 0;
+    const runs = new HostRunService(await HostChannel.open(await dying.connect(), VERSION), () => {
+      reached++;
+      return Promise.resolve(channel);
+    });
+    const started = await runs.start(request('lost and found'));
+    if ('refused' in started) throw new Error('refused');
+    const watched = await runs.watch(started.id, { waitMs: 10_000, untilSettled: true });
+    expect(watched.ok && watched.value.state.status).toBe('complete');
+    expect(reached).toBe(1);
+  });
+
+  it('is not taken for the run host by a face of another version, nor is anything else', async () => {
     const host = await listening((socket) => serveFace(socket, {} as RunService, '9.9.9', info));
     await expect(HostChannel.open(await host.connect(), VERSION)).rejects.toThrow(
       `served by ${HOST_NAME} 9.9.9, not the run host ${VERSION}`,

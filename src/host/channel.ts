@@ -29,9 +29,16 @@ export class HostChannel {
   private readonly pending = new Map<number, Pending>();
   private lastId = 0;
   private closed = false;
-  private hello: ((hello: unknown) => void) | undefined;
+  /** Settles with the host's first message, or fails if the connection ends before it. */
+  private readonly hello: Promise<unknown>;
+  private greet: ((hello: unknown) => void) | undefined;
+  private refuse: ((error: Error) => void) | undefined;
 
   private constructor(private readonly socket: Socket) {
+    this.hello = new Promise((resolve, reject) => {
+      this.greet = resolve;
+      this.refuse = reject;
+    });
     readMessages(
       socket,
       (message) => this.received(message),
@@ -45,15 +52,12 @@ export class HostChannel {
   static async open(socket: Socket, version: string): Promise<HostChannel> {
     const channel = new HostChannel(socket);
     let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the run host said nothing within ${HELLO_MS / 1000} s`)), HELLO_MS);
+    });
     try {
-      const hello = await new Promise<unknown>((resolve, reject) => {
-        channel.hello = resolve;
-        channel.onclose = () => reject(new Error('the run host closed the connection before saying who it is'));
-        timer = setTimeout(() => reject(new Error(`the run host said nothing within ${HELLO_MS / 1000} s`)), HELLO_MS);
-      });
-      const { host, version: its } = (hello ?? {}) as Partial<Hello>;
+      const { host, version: its } = (await Promise.race([channel.hello, silent])) as Partial<Hello>;
       if (host !== HOST_NAME || its !== version) throw new Error(`served by ${String(host)} ${String(its)}, not the run host ${version}`);
-      channel.onclose = undefined;
       return channel;
     } catch (error) {
       await channel.close();
@@ -66,7 +70,7 @@ export class HostChannel {
   /** Asks the host for operation `op`: its value, or the lookup error it answered with; rejects when it failed. */
   ask(op: string, args: object, { signal, timeoutMs }: AskOptions): Promise<Result<unknown, LookupError>> {
     if (this.closed) return Promise.reject(new Error('the connection to the run host is closed'));
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
       const done = () => {
@@ -102,20 +106,18 @@ export class HostChannel {
     this.lost();
   }
 
-  private received(message: unknown): void {
-    if (this.hello) {
-      const hello = this.hello;
-      this.hello = undefined;
-      return hello(message);
-    }
-    const id = (message as { id?: unknown } | null)?.id;
-    if (typeof id === 'number') this.pending.get(id)?.settle(message as Reply);
+  private received(message: Record<string, unknown>): void {
+    if (this.greet) {
+      this.greet(message);
+      this.greet = this.refuse = undefined;
+    } else if (typeof message.id === 'number') this.pending.get(message.id)?.settle(message as Reply);
   }
 
   /** The connection is gone: the owner is told, then every ask still waiting fails. */
   private lost(): void {
     if (this.closed) return;
     this.closed = true;
+    this.refuse?.(new Error('the run host closed the connection before saying who it is'));
     this.onclose?.();
     const error = new Error('the connection to the run host was lost');
     for (const pending of [...this.pending.values()]) pending.fail(error);

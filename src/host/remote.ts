@@ -23,9 +23,9 @@ const REQUEST_SLACK_MS = 30_000;
  * reaches a host again, starting one if need be; an operation cut off by the loss is tried once
  * more there. Closing it disconnects this face and stops no run.
  *
- * A host is reached only when it is this very version (see openClient), so its replies have the
- * shapes protocol-schemas.ts declares (test/host-protocol.test.ts holds it to them), and they are not
- * parsed again here: that cost a server about 0.2 ms of every reply, a state at a time.
+ * A host is reached only when it is this very version (see HostChannel.open), so its replies
+ * have the shapes protocol-schemas.ts declares (test/host-protocol.test.ts holds it to them),
+ * and they are not parsed again here: that cost a server about 0.2 ms of every reply.
  */
 export class HostRunService implements RunService {
   readonly notice = undefined;

@@ -6,14 +6,11 @@ import { inputs } from './protocol-schemas.js';
 import { HOST_NAME, viewToWire, type HostInfo, type Operation } from './protocol.js';
 import { readMessages, send, type Reply } from './wire.js';
 
-/** What one operation does with its checked arguments: its value, or a lookup error. */
-type Handler = (args: never, signal: AbortSignal) => Promise<Result<object, LookupError>>;
-
 /**
  * Serves one face's connection to the run host: it says who it is, then does each ask with the
  * run service the host executes runs with, and replies. Anything on the socket may ask, so
- * every ask's arguments are checked first. A face that goes away takes nothing with it: the
- * waits it asked for end, its runs go on.
+ * every ask's arguments are checked first, and nothing it sends is trusted to be what it should.
+ * A face that goes away takes nothing with it: the waits it asked for end, its runs go on.
  */
 export function serveFace(socket: Socket, service: RunService, version: string, info: () => HostInfo): void {
   const handlers = operations(service, info);
@@ -25,28 +22,32 @@ export function serveFace(socket: Socket, service: RunService, version: string, 
     const withdrawn = new AbortController();
     asked.set(id, withdrawn);
     try {
-      const done = await handlers[op](checked.data as never, withdrawn.signal);
+      const done = await (handlers[op] as AnyHandler)(checked.data, withdrawn.signal);
       if (!withdrawn.signal.aborted) reply(done.ok ? { id, value: done.value } : { id, lookup: done.error });
     } catch (error) {
-      reply({ id, failed: (error as Error).message });
+      if (!withdrawn.signal.aborted) reply({ id, failed: error instanceof Error ? error.message : 'the run host failed' });
     } finally {
       asked.delete(id);
     }
   };
   readMessages(
     socket,
-    (message) => {
-      const { id, op, args, withdraw } = (message ?? {}) as { id?: unknown; op?: unknown; args?: unknown; withdraw?: unknown };
+    ({ id, op, args, withdraw }) => {
       if (typeof withdraw === 'number') return asked.get(withdraw)?.abort();
       if (typeof id !== 'number') return;
-      if (typeof op !== 'string' || !Object.hasOwn(argumentSchemas, op)) return reply({ id, failed: `no operation ${String(op)}` });
-      void serve(id, op as Operation, args);
+      if (asked.has(id)) return reply({ id, failed: `ask ${id} is still being answered` });
+      if (typeof op !== 'string' || !Object.hasOwn(argumentSchemas, op)) return reply({ id, failed: `no such operation: ${nameOf(op)}` });
+      // A reply that cannot be written (a value that is not JSON) ends the connection, never the host.
+      void serve(id, op as Operation, args).catch(() => socket.destroy());
     },
     (id, why) => id !== undefined && reply({ id, failed: `the ask could not be read: ${why}` }),
   );
   socket.once('close', () => asked.forEach((withdrawn) => withdrawn.abort()));
   send(socket, { host: HOST_NAME, version });
 }
+
+/** An operation's name as a reply may quote it: a string, cut short; anything else only by its type. */
+const nameOf = (op: unknown) => (typeof op === 'string' ? JSON.stringify(op.slice(0, 100)) : `a ${op === null ? 'null' : typeof op}`);
 
 const argumentSchemas = {
   start: z.object(inputs.start),
@@ -58,26 +59,29 @@ const argumentSchemas = {
 };
 
 type Args<K extends Operation> = z.infer<(typeof argumentSchemas)[K]>;
+/** What each operation does with its checked arguments: its value, or a lookup error. */
+type Handlers = { [K in Operation]: (args: Args<K>, signal: AbortSignal) => Promise<Result<object, LookupError>> };
+type AnyHandler = (args: unknown, signal: AbortSignal) => Promise<Result<object, LookupError>>;
 
-function operations(service: RunService, info: () => HostInfo): Record<Operation, Handler> {
+function operations(service: RunService, info: () => HostInfo): Handlers {
   const value = <T extends object>(done: T): Result<T, never> => ({ ok: true, value: done });
   return {
-    start: async ({ request, fresh, max_cost_usd }: Args<'start'>) => {
+    start: async ({ request, fresh, max_cost_usd }) => {
       const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
       return value('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
     },
-    watch: async ({ run_id, since, wait_ms, until_settled, view_chars }: Args<'watch'>, signal) => {
+    watch: async ({ run_id, since, wait_ms, until_settled, view_chars }, signal) => {
       const watched = await service.watch(run_id, { since, waitMs: wait_ms, signal, untilSettled: until_settled, viewChars: view_chars });
       if (!watched.ok) return watched;
       const { view, ...rest } = watched.value;
       return value(view ? { ...rest, view: viewToWire(view) } : rest);
     },
-    view: async ({ run_id, max_chars }: Args<'view'>) => {
+    view: async ({ run_id, max_chars }) => {
       const viewed = await service.view(run_id, max_chars);
       return viewed.ok ? value(viewToWire(viewed.value)) : viewed;
     },
-    cancel: async ({ run_id, reason }: Args<'cancel'>) => value(await service.cancel(run_id, reason)),
-    list: async ({ limit }: Args<'list'>) =>
+    cancel: async ({ run_id, reason }) => value(await service.cancel(run_id, reason)),
+    list: async ({ limit }) =>
       value({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
     info: async () => value(info()),
   };

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { LookupError } from '../run/service.js';
-import { LineSplitter } from '../mcp/line-splitter.js';
+import { LineSplitter, type Line } from '../line-splitter.js';
 
 /**
  * The run host's channel: one JSON object per line over its socket, each way. On a new
@@ -15,13 +15,13 @@ export interface Hello {
   version: string;
 }
 
-export interface Ask {
+interface Ask {
   id: number;
   op: string;
   args: unknown;
 }
 
-export interface Withdraw {
+interface Withdraw {
   withdraw: number;
 }
 
@@ -40,33 +40,48 @@ export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): v
 }
 
 /**
- * Reads the socket's messages as they complete: `onMessage` gets each line's JSON value, and
- * `onUnreadable` the id (when its start shows one) of a line that is not JSON or is over the limit.
+ * Reads the socket's messages as they complete: `onMessage` gets each line's JSON object, and
+ * `onUnreadable` the id (when its start shows one) of a line that is not a JSON object or is
+ * over the limit. Whatever the peer sends, nothing it sends is thrown: a handler that throws
+ * ends this connection, never the process (the run host's runs are every face's).
  */
 export function readMessages(
   socket: Socket,
-  onMessage: (message: unknown) => void,
+  onMessage: (message: Record<string, unknown>) => void,
   onUnreadable: (id: number | undefined, why: string) => void,
 ): void {
   const lines = new LineSplitter(MAX_LINE_BYTES, 64);
+  const deliver = (line: Line) => {
+    if (line.kind === 'too_long') {
+      return onUnreadable(
+        leadingId(line.head.toString('latin1')),
+        `a message of ${line.length} bytes, over the limit of ${MAX_LINE_BYTES}`,
+      );
+    }
+    const text = line.bytes.toString('utf8');
+    const message = parsedObject(text);
+    if (message) onMessage(message);
+    else onUnreadable(leadingId(text), 'a message that is not a JSON object');
+  };
   socket.on('data', (chunk: Buffer) => {
     for (const line of lines.push(chunk)) {
       if (socket.destroyed) return;
-      if (line.kind === 'too_long') {
-        onUnreadable(leadingId(line.head.toString('latin1')), `a message of ${line.length} bytes, over the limit of ${MAX_LINE_BYTES}`);
-        continue;
-      }
-      const text = line.bytes.toString('utf8');
-      let message: unknown;
       try {
-        message = JSON.parse(text);
+        deliver(line);
       } catch {
-        onUnreadable(leadingId(text), 'a message that is not JSON');
-        continue;
+        socket.destroy();
       }
-      onMessage(message);
     }
   });
+}
+
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function leadingId(start: string): number | undefined {

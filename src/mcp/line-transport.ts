@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { LineSplitter, type Line } from './line-splitter.js';
+import { LineSplitter, type Line } from '../line-splitter.js';
 import { requestIdOf, salvageRequestId } from './line-salvage.js';
 
 /** Longer lines are let go unread: no MCP message of ours comes near it, and memory stays bounded. */
