@@ -29,7 +29,7 @@ const { metafile } = await build({
   splitting: true,
   chunkNames: '[name]-[hash]',
   // Everything is bundled. undici's chunk is loaded on the first request, through
-  // src/openrouter/undici.ts, which names the CommonJS exports the client uses.
+  // src/openrouter/undici.ts, which takes only the two of undici's files the client uses.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
