@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { z } from 'zod';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../src/errors.js';
 import type { OpenRouterClient } from '../src/openrouter/client.js';
@@ -53,6 +54,15 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
       stream: true,
       messages: [{ role: 'user', content: 'Why is the sky blue?' }],
     });
+  });
+
+  it("sends every request under the base URL's path", async () => {
+    client = testClient(fake.url);
+    fake.on('m/path', { answer: 'ok' });
+    await client.complete(chat('m/path'));
+    expect(fake.requestsFor('m/path').map((request) => request.path)).toEqual(['/api/v1/chat/completions']);
+    const key = await client.getJson('/key', z.object({ data: z.object({ label: z.string() }) }));
+    expect(key.data.label).toBe('test key');
   });
 
   it('accepts a plain JSON completion from a server that does not stream', async () => {

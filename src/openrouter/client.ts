@@ -171,6 +171,7 @@ export class OpenRouterClient {
     const { agent, request } = await this.pool();
     return this.withLimits(deadline, signal, async (abortSignal) => {
       const response = await request(`${this.baseUrl}${path}`, {
+        method: 'GET',
         dispatcher: agent,
         signal: abortSignal,
         headers: this.headers(),

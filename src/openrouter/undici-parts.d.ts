@@ -1,4 +1,6 @@
-// Types for the two files of undici that src/openrouter/undici.ts loads on their own.
+// Types for the two files of undici that src/openrouter/undici.ts loads on their own. Loaded so,
+// an Agent lacks the request(), stream() and other methods undici's index adds to every
+// dispatcher, though its type names them: requests go through undici.ts's `request`.
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;

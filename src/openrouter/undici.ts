@@ -3,8 +3,8 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import dispatchRequest from 'undici/lib/api/api-request.js';
 
 /**
- * The two parts of undici the client uses: its pooled dispatcher and its request API, and none
- * of the rest. undici's index loads fetch, WebSocket, EventSource, caches and mocks, and the Node
+ * The two parts of undici the client uses: its pooled dispatcher and its request API, and what
+ * they need of the rest. undici's index loads fetch, WebSocket, EventSource, caches and mocks, and the Node
  * modules behind them (zlib, dns, http2, worker_threads...), which cost the run host about 3 MiB
  * of heap and what loading them maps (bench/RESULTS.md). The client imports this module lazily,
  * so the bundle puts it and undici in a chunk of their own, loaded on the first request. The
@@ -16,10 +16,7 @@ export { Agent };
 /** undici's `request`, always on our dispatcher: the URL split into origin and path as undici's own `request` splits it. */
 export function request(url: string, { dispatcher, ...options }: RequestOptions): Promise<Dispatcher.ResponseData> {
   const { origin, pathname, search } = new URL(url);
-  return dispatchRequest.call(dispatcher, { ...options, origin, path: `${pathname}${search}`, method: options.method ?? 'GET' });
+  return dispatchRequest.call(dispatcher, { ...options, origin, path: `${pathname}${search}` });
 }
 
-type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
-  dispatcher: Dispatcher;
-  method?: Dispatcher.HttpMethod;
-};
+type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };

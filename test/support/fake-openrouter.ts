@@ -2,6 +2,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
+/** The path of the base URL, as OpenRouter's (https://openrouter.ai/api/v1). */
+const BASE_PATH = '/api/v1';
+
 /**
  * A real HTTP server on 127.0.0.1 (or `host`; HTTPS when `tls` is given) that speaks
  * OpenRouter's dialect: streamed answers with keep-alive comments and a final usage
@@ -42,6 +45,8 @@ export interface RecordedRequest {
   model: string;
   body: Record<string, unknown>;
   headers: http.IncomingHttpHeaders;
+  /** The request's path, the base URL's included. */
+  path: string;
   at: number;
 }
 
@@ -118,7 +123,10 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const path = (req.url ?? '').replace(/^\/api\/v1/, '');
+      // Every route is under the base URL's path, as OpenRouter's are: a client that drops it is told so.
+      const url = req.url ?? '';
+      if (!url.startsWith(`${BASE_PATH}/`)) return sendJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${url}` } });
+      const path = url.slice(BASE_PATH.length);
       if (req.headers.authorization !== `Bearer ${VALID_KEY}` && path !== '/models') {
         return sendJson(res, 401, { error: { code: 401, message: 'User not found.' } });
       }
@@ -137,7 +145,7 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       const model = String(body.model);
-      fake.requests.push({ model, body, headers: req.headers, at: Date.now() });
+      fake.requests.push({ model, body, headers: req.headers, path: url, at: Date.now() });
       fake.inFlight++;
       fake.maxInFlight = Math.max(fake.maxInFlight, fake.inFlight);
       res.on('close', () => {
@@ -160,7 +168,7 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  fake.url = `${options.tls ? 'https' : 'http'}://${shownHost}:${(server.address() as AddressInfo).port}/api/v1`;
+  fake.url = `${options.tls ? 'https' : 'http'}://${shownHost}:${(server.address() as AddressInfo).port}${BASE_PATH}`;
   return fake;
 }
 
