@@ -12,18 +12,18 @@ import { requestSchema } from '../run/request-schema.js';
 const runId = z.string().min(1).max(200);
 
 export const inputs = {
-  start: { request: requestSchema, fresh: z.boolean().optional(), max_cost_usd: z.number().positive().optional() },
-  watch: {
+  start: z.object({ request: requestSchema, fresh: z.boolean().optional(), max_cost_usd: z.number().positive().optional() }),
+  watch: z.object({
     run_id: runId,
     since: z.number().int().optional(),
     wait_ms: z.number().int().min(0).max(3_600_000),
     until_settled: z.boolean().optional(),
     view_chars: z.number().int().min(0).optional(),
-  },
-  view: { run_id: runId, max_chars: z.number().int().min(0) },
-  cancel: { run_id: runId, reason: z.string().max(500) },
-  list: { limit: z.number().int().min(1).max(1000) },
-  info: {},
+  }),
+  view: z.object({ run_id: runId, max_chars: z.number().int().min(0) }),
+  cancel: z.object({ run_id: runId, reason: z.string().max(500) }),
+  list: z.object({ limit: z.number().int().min(1).max(1000) }),
+  info: z.object({}),
 };
 
 /** A run's view on the wire: the answers as [index, text] pairs. */

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { z } from 'zod';
-import type { Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
 import { inputs } from './protocol-schemas.js';
 import { HOST_NAME, viewToWire, type HostInfo, type Operation } from './protocol.js';
@@ -17,7 +17,7 @@ export function serveFace(socket: Socket, service: RunService, version: string, 
   const asked = new Map<number, AbortController>();
   const reply = (message: Reply) => send(socket, message);
   const serve = async (id: number, op: Operation, args: unknown) => {
-    const checked = argumentSchemas[op].safeParse(args);
+    const checked = inputs[op].safeParse(args);
     if (!checked.success) return reply({ id, failed: `the arguments of ${op} are not valid: ${z.prettifyError(checked.error)}` });
     const withdrawn = new AbortController();
     asked.set(id, withdrawn);
@@ -36,7 +36,7 @@ export function serveFace(socket: Socket, service: RunService, version: string, 
       if (typeof withdraw === 'number') return asked.get(withdraw)?.abort();
       if (typeof id !== 'number') return;
       if (asked.has(id)) return reply({ id, failed: `ask ${id} is still being answered` });
-      if (typeof op !== 'string' || !Object.hasOwn(argumentSchemas, op)) return reply({ id, failed: `no such operation: ${nameOf(op)}` });
+      if (typeof op !== 'string' || !Object.hasOwn(inputs, op)) return reply({ id, failed: `no such operation: ${nameOf(op)}` });
       // A reply that cannot be written (a value that is not JSON) ends the connection, never the host.
       void serve(id, op as Operation, args).catch(() => socket.destroy());
     },
@@ -49,40 +49,30 @@ export function serveFace(socket: Socket, service: RunService, version: string, 
 /** An operation's name as a reply may quote it: a string, cut short; anything else only by its type. */
 const nameOf = (op: unknown) => (typeof op === 'string' ? JSON.stringify(op.slice(0, 100)) : `a ${op === null ? 'null' : typeof op}`);
 
-const argumentSchemas = {
-  start: z.object(inputs.start),
-  watch: z.object(inputs.watch),
-  view: z.object(inputs.view),
-  cancel: z.object(inputs.cancel),
-  list: z.object(inputs.list),
-  info: z.object(inputs.info),
-};
-
-type Args<K extends Operation> = z.infer<(typeof argumentSchemas)[K]>;
+type Args<K extends Operation> = z.infer<(typeof inputs)[K]>;
 /** What each operation does with its checked arguments: its value, or a lookup error. */
 type Handlers = { [K in Operation]: (args: Args<K>, signal: AbortSignal) => Promise<Result<object, LookupError>> };
 type AnyHandler = (args: unknown, signal: AbortSignal) => Promise<Result<object, LookupError>>;
 
 function operations(service: RunService, info: () => HostInfo): Handlers {
-  const value = <T extends object>(done: T): Result<T, never> => ({ ok: true, value: done });
   return {
     start: async ({ request, fresh, max_cost_usd }) => {
       const started = await service.start(request, { fresh, maxCostUsd: max_cost_usd });
-      return value('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
+      return ok('refused' in started ? started : { run_id: started.id, joined: started.joined, state: started.state });
     },
     watch: async ({ run_id, since, wait_ms, until_settled, view_chars }, signal) => {
       const watched = await service.watch(run_id, { since, waitMs: wait_ms, signal, untilSettled: until_settled, viewChars: view_chars });
       if (!watched.ok) return watched;
       const { view, ...rest } = watched.value;
-      return value(view ? { ...rest, view: viewToWire(view) } : rest);
+      return ok(view ? { ...rest, view: viewToWire(view) } : rest);
     },
     view: async ({ run_id, max_chars }) => {
       const viewed = await service.view(run_id, max_chars);
-      return viewed.ok ? value(viewToWire(viewed.value)) : viewed;
+      return viewed.ok ? ok(viewToWire(viewed.value)) : viewed;
     },
-    cancel: async ({ run_id, reason }) => value(await service.cancel(run_id, reason)),
+    cancel: async ({ run_id, reason }) => ok(await service.cancel(run_id, reason)),
     list: async ({ limit }) =>
-      value({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
-    info: async () => value(info()),
+      ok({ runs: (await service.list(limit)).map((listing) => ({ id: listing.id, state: listing.state ?? null })) }),
+    info: async () => ok(info()),
   };
 }
