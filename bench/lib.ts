@@ -17,6 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
 import { stopHostsUnder } from '../test/support/hosts.js';
 import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
+import { filesystemOf } from './filesystem.js';
 import { packAndInstall, projectRoot } from '../test/support/install.js';
 
 export { startFakeOpenRouter } from '../test/support/fake-openrouter.js';
@@ -158,6 +159,8 @@ export function machine() {
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
     loadAverage: os.loadavg().map((load) => round(load, 2)),
+    /** Where the run folders are: what every figure with saving on pays for its files. */
+    runFolders: filesystemOf(),
   };
 }
 

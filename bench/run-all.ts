@@ -11,8 +11,8 @@ import { installedBin, resultsFile, type Row } from './lib.js';
 
 /** The benches that measure this server beside the reference. */
 const SIDE_BY_SIDE = ['startup', 'overhead', 'streaming', 'memory', 'huge', 'scaling', 'connections', 'clients'];
-/** Benches of this server alone: a cold npx, where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak, a CPU profile. */
-const ALONE = ['cold-npx', 'reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak', 'profile'];
+/** Benches of this server alone: a cold npx, where a call's time goes, the concurrency limit, the client, budgets, TLS (root needed), a long soak, a CPU profile, the disk's cost. */
+const ALONE = ['cold-npx', 'reply-path', 'concurrency', 'openrouter', 'runs', 'network', 'soak', 'profile', 'disk'];
 
 const asked = process.argv.slice(2);
 const benches = asked.length === 0 ? SIDE_BY_SIDE : asked.includes('all') ? [...SIDE_BY_SIDE, ...ALONE] : asked;
