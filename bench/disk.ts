@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- disk`: what the file operations a call makes cost the kernel, on the file
- * system the benches write their run folders on (os.tmpdir(); TMPDIR moves it) against tmpfs
+ * system the benches write their run folders on (bench/run-folders.ts; TMPDIR moves it) against tmpfs
  * (/dev/shm: no disk at all, the floor). A call of one model and a synthesis creates six files
  * (its claim, its answer, three journal entries, final.md) and two folders, renames five files
  * into place (two of them over the journal's previous entry), links its claim and unlinks a
@@ -22,10 +22,10 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { filesystemOf } from './filesystem.js';
 import { median, percentile, report, round, type Row } from './lib.js';
+import { runFoldersRoot, tempOutputDir } from './run-folders.js';
 
 const ROUNDS = Number(process.env.BENCH_FILES ?? 1000);
 const CONTENT = 'x'.repeat(2048); // a journal entry's size
@@ -57,31 +57,28 @@ const cpuUs = () => {
   return user + system;
 };
 
-/** Each step's CPU in every round, in `root`; what the rounds made is removed after. */
-function measure(root: string): Record<Step, number[]> {
-  const base = mkdtempSync(path.join(root, 'parallel-llm-disk-'));
+/** Each step's CPU in every round, in a new folder `base`. */
+function measure(base: string): Record<Step, number[]> {
   const dirs = { staging: path.join(base, '.staging'), run: path.join(base, 'run') };
   mkdirSync(dirs.staging);
   mkdirSync(dirs.run);
   const costs = Object.fromEntries(Object.keys(STEPS).map((step) => [step, [] as number[]])) as Record<Step, number[]>;
-  try {
-    for (let i = 0; i < ROUNDS; i++) {
-      for (const [step, run] of Object.entries(STEPS) as Array<[Step, (dirs: Dirs, i: number) => void]>) {
-        const before = cpuUs();
-        run(dirs, i);
-        costs[step].push(cpuUs() - before);
-      }
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [step, run] of Object.entries(STEPS) as Array<[Step, (dirs: Dirs, i: number) => void]>) {
+      const before = cpuUs();
+      run(dirs, i);
+      costs[step].push(cpuUs() - before);
     }
-  } finally {
-    rmSync(base, { recursive: true, force: true });
   }
   return costs;
 }
 
-const benchDisk = os.tmpdir();
-const tmpfs = existsSync('/dev/shm') && filesystemOf('/dev/shm')?.type === 'tmpfs' ? '/dev/shm' : undefined;
-const ours = measure(benchDisk);
+const benchDisk = runFoldersRoot();
+// The disk's folder is removed as the run folders are (bench/run-folders.ts); tmpfs's at once.
+const ours = measure(await tempOutputDir());
+const tmpfs = existsSync('/dev/shm') && filesystemOf('/dev/shm')?.type === 'tmpfs' ? mkdtempSync('/dev/shm/parallel-llm-disk-') : undefined;
 const floor = tmpfs ? measure(tmpfs) : undefined;
+if (tmpfs) rmSync(tmpfs, { recursive: true, force: true });
 
 const mean = (costs: number[]) => round(costs.reduce((sum, cost) => sum + cost, 0) / costs.length);
 const stats = (costs: Record<Step, number[]>) =>
@@ -100,7 +97,7 @@ const rows: Row[] = (Object.keys(STEPS) as Step[]).map((step) => ({
 }));
 await report('disk', {
   rounds: ROUNDS,
-  filesystems: { benches: filesystemOf(benchDisk), reference: tmpfs ? filesystemOf(tmpfs) : null },
+  filesystems: { benches: filesystemOf(benchDisk), reference: tmpfs ? filesystemOf('/dev/shm') : null },
   rows,
   costsUs: { benches: stats(ours), reference: floor ? stats(floor) : null },
 });

@@ -6,7 +6,6 @@
  * bench` prints as one table.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,9 +17,11 @@ import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
 import { stopHostsUnder } from '../test/support/hosts.js';
 import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
 import { filesystemOf } from './filesystem.js';
+import { runFoldersRoot, tempOutputDir } from './run-folders.js';
 import { packAndInstall, projectRoot } from '../test/support/install.js';
 
 export { startFakeOpenRouter } from '../test/support/fake-openrouter.js';
+export { tempOutputDir } from './run-folders.js';
 
 /** How to start a server: this package's installed bin, or the reference. */
 export interface ServerCommand {
@@ -46,17 +47,6 @@ export async function serversUnderTest(): Promise<{ ours: ServerCommand; referen
     reference: { command: process.execPath, args: [path.join(import.meta.dirname, 'reference', 'server.js')] },
     cleanup,
   };
-}
-
-const outputDirs: string[] = [];
-// Benches write many megabytes of run folders; none of it is wanted afterwards.
-process.once('exit', () => outputDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-export async function tempOutputDir(): Promise<string> {
-  const dir = path.join(os.tmpdir(), `parallel-llm-bench-${process.pid}-${outputDirs.length}`);
-  await mkdir(dir, { recursive: true });
-  outputDirs.push(dir);
-  return dir;
 }
 
 /**
@@ -160,7 +150,7 @@ export function machine() {
     platform: `${os.platform()} ${os.release()}`,
     loadAverage: os.loadavg().map((load) => round(load, 2)),
     /** Where the run folders are: what every figure with saving on pays for its files. */
-    runFolders: filesystemOf(),
+    runFolders: filesystemOf(runFoldersRoot()),
   };
 }
 

@@ -5,7 +5,8 @@
  * Each bench's details are saved in bench/results/NAME.json.
  */
 import { spawnSync } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { installedBin, resultsFile, type Row } from './lib.js';
 
@@ -23,6 +24,8 @@ if (unknown.length > 0) {
 }
 
 const { binPath, cleanup } = await installedBin();
+// Every bench's run folders, removed once all are done: never while the next bench runs (bench/run-folders.ts).
+const runFolders = await mkdtemp(path.join(os.tmpdir(), 'parallel-llm-bench-runs-'));
 const failed: string[] = [];
 const rows: Row[] = [];
 for (const bench of benches) {
@@ -31,11 +34,12 @@ for (const bench of benches) {
   // Each bench's own report goes to stderr, so that stdout carries only the table.
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `${bench}.ts`)], {
     stdio: ['ignore', 2, 2],
-    env: { ...process.env, BENCH_BIN: binPath },
+    env: { ...process.env, BENCH_BIN: binPath, BENCH_RUN_FOLDERS: runFolders },
   });
   if (run.status !== 0) failed.push(bench);
   else rows.push(...((JSON.parse(await readFile(resultsFile(bench), 'utf8')) as { rows?: Row[] }).rows ?? []));
 }
+await rm(runFolders, { recursive: true, force: true });
 await cleanup();
 
 const cell = (value: number | null, unit: string) => (value === null ? '—' : unit === '×' ? `${value}×` : `${value} ${unit}`);
