@@ -1,11 +1,11 @@
 /**
- * What the benches' run folders are written on: the file system of os.tmpdir() (TMPDIR moves
- * it), as Linux's mount table names it. Every figure with saving on depends on it: creating a
- * file costs 30 to 50 times more on an ext4 without a journal, where it skips the inodes freed
- * in the last minute, than on one with (`npm run bench -- disk`). Undefined off Linux.
+ * The file system a folder is on (the benches' run folders, bench/run-folders.ts), as Linux's
+ * mount table names it. Every figure with saving on depends on it: on an ext4 without a journal,
+ * creating a file skips every inode removed in the last minute, and right after thousands were
+ * removed costs up to 35 times what it does on an ext4 with one (`npm run bench -- disk`).
+ * Undefined off Linux.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 export interface Filesystem {
@@ -18,7 +18,7 @@ export interface Filesystem {
   journal?: boolean;
 }
 
-export function filesystemOf(dir = os.tmpdir()): Filesystem | undefined {
+export function filesystemOf(dir: string): Filesystem | undefined {
   if (!existsSync('/proc/self/mountinfo')) return undefined;
   const real = realpathSync(dir);
   const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean).map(mountOf);

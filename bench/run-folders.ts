@@ -2,8 +2,8 @@
  * Where the benches' run folders go. Under `npm run bench`, every bench writes them in one
  * folder that run-all.ts removes once every bench is done (BENCH_RUN_FOLDERS); a bench run alone
  * writes them under os.tmpdir() (TMPDIR moves it) and removes them as it exits. Why not each
- * bench its own: on an ext4 without a journal, as this machine's, creating a file costs ten to
- * fifty times more for a minute or more after thousands were removed (bench/disk.ts), so a
+ * bench its own: on an ext4 without a journal, as this machine's, creating a file costs up to
+ * twenty times more for a minute or more after thousands were removed (bench/disk.ts), so a
  * bench that removes its folders as it ends makes the next bench's calls pay for it.
  */
 import { rmSync } from 'node:fs';
