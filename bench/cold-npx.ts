@@ -4,12 +4,13 @@
  * the whole command (npx's install included) over BENCH_RUNS (5) runs, and what npx installed.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packAndInstall, packagesNpxInstalled } from '../test/support/install.js';
 import { median, report, round } from './lib.js';
+import { removeLater } from './run-folders.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TARGET_MS = 3000;
@@ -28,9 +29,10 @@ for (let run = 0; run < RUNS; run++) {
   });
   times.push(performance.now() - started);
   installed = packagesNpxInstalled(npmCache);
-  await rm(dir, { recursive: true, force: true });
+  // Not removed now: the next run would install into a disk still busy with the removal (bench/run-folders.ts).
+  await removeLater(dir);
 }
-await rm(packed.dir, { recursive: true, force: true });
+await removeLater(packed.dir);
 
 await report('cold-npx', {
   runs: RUNS,

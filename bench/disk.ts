@@ -1,12 +1,12 @@
 /**
- * `npm run bench -- disk`: what the file operations a call makes cost the kernel, on the file
- * system the benches write their run folders on (bench/run-folders.ts; TMPDIR moves it) against tmpfs
+ * `npm run bench -- disk`: what the file operations a call makes cost, on the file system the
+ * benches write their run folders on (bench/run-folders.ts; TMPDIR moves it) against tmpfs
  * (/dev/shm: no disk at all, the floor). A call of one model and a synthesis creates six files
  * (its claim, its answer, three journal entries, final.md) and two folders, renames five files
  * into place (two of them over the journal's previous entry), links its claim and unlinks a
  * name; every figure with saving on carries these costs. Each step is timed alone, synchronous
- * (the CPU of the process: the kernel's work, with none of libuv's), over BENCH_FILES (1,000)
- * rounds that take the steps in turn, as calls do. Means of the per-round costs, in µs (what a
+ * (the process's CPU, user and system: mostly the kernel's work, with none of libuv's), over
+ * BENCH_FILES (1,000) rounds that take the steps in turn, as calls do. Means of the per-round costs, in µs (what a
  * thousand calls pay is a thousand times the mean; the costs have long tails), medians beside.
  */
 import {
@@ -77,8 +77,12 @@ const benchDisk = runFoldersRoot();
 // The disk's folder is removed as the run folders are (bench/run-folders.ts); tmpfs's at once.
 const ours = measure(await tempOutputDir());
 const tmpfs = existsSync('/dev/shm') && filesystemOf('/dev/shm')?.type === 'tmpfs' ? mkdtempSync('/dev/shm/parallel-llm-disk-') : undefined;
-const floor = tmpfs ? measure(tmpfs) : undefined;
-if (tmpfs) rmSync(tmpfs, { recursive: true, force: true });
+let floor: Record<Step, number[]> | undefined;
+try {
+  floor = tmpfs ? measure(tmpfs) : undefined;
+} finally {
+  if (tmpfs) rmSync(tmpfs, { recursive: true, force: true });
+}
 
 const mean = (costs: number[]) => round(costs.reduce((sum, cost) => sum + cost, 0) / costs.length);
 const stats = (costs: Record<Step, number[]>) =>

@@ -1,11 +1,11 @@
 /**
  * The file system a folder is on (the benches' run folders, bench/run-folders.ts), as Linux's
  * mount table names it. Every figure with saving on depends on it: on an ext4 without a journal,
- * creating a file skips every inode removed in the last minute, and right after thousands were
- * removed costs up to 35 times what it does on an ext4 with one (`npm run bench -- disk`).
- * Undefined off Linux.
+ * creating a file skips every inode removed in the last minute or more, and right after
+ * thousands were removed costs more than 20 times what it does on the same disk when quiet
+ * (`npm run bench -- disk`). Undefined off Linux, or when the folder cannot be placed.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export interface Filesystem {
@@ -13,38 +13,61 @@ export interface Filesystem {
   mountPoint: string;
   type: string;
   device: string;
-  options: string;
-  /** ext4 only: whether it has a journal. */
+  mountOptions: string;
+  superOptions: string;
+  /** ext2, ext3, ext4 only: whether it has a journal (undefined when the kernel does not say). */
   journal?: boolean;
 }
 
+interface Mount {
+  devNumber: string;
+  mountPoint: string;
+  type: string;
+  device: string;
+  mountOptions: string;
+  superOptions: string;
+}
+
 export function filesystemOf(dir: string): Filesystem | undefined {
-  if (!existsSync('/proc/self/mountinfo')) return undefined;
-  const real = realpathSync(dir);
-  const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean).map(mountOf);
-  const inside = (mount: { mountPoint: string }) =>
-    mount.mountPoint === '/' || real === mount.mountPoint || real.startsWith(`${mount.mountPoint}/`);
-  // The longest mount point holding the folder, the last mounted when two share it.
-  const mount = mounts.filter(inside).reduce((best, next) => (next.mountPoint.length >= best.mountPoint.length ? next : best));
-  const journal = mount.type === 'ext4' ? journaled(mount.device) : undefined;
-  return { dir: real, ...mount, ...(journal === undefined ? {} : { journal }) };
+  try {
+    if (!existsSync('/proc/self/mountinfo')) return undefined;
+    const stat = statSync(dir);
+    const devNumber = `${Math.floor(stat.dev / 256) & 0xfff}:${(stat.dev & 0xff) | ((stat.dev >> 12) & 0xfff00)}`;
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean).map(mountOf);
+    // The folder's own device; of its mounts, the last (the one on top).
+    const mount = mounts.filter((one) => one.devNumber === devNumber).at(-1);
+    if (!mount) return undefined;
+    const { devNumber: _, ...named } = mount;
+    const journal = /^ext[234]$/.test(mount.type) ? journaled(devNumber) : undefined;
+    return { dir, ...named, ...(journal === undefined ? {} : { journal }) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line of mountinfo: `id parent major:minor root mountPoint options ... - type device superOptions`. */
-function mountOf(line: string): Omit<Filesystem, 'dir' | 'journal'> {
+function mountOf(line: string): Mount {
   const fields = line.split(' ');
   const after = fields.indexOf('-');
   const unescape = (text: string) => text.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
   return {
+    devNumber: fields[2]!,
     mountPoint: unescape(fields[4]!),
     type: fields[after + 1]!,
-    device: fields[after + 2]!,
-    options: `${fields[5]},${fields[after + 3]}`,
+    device: unescape(fields[after + 2]!),
+    mountOptions: fields[5]!,
+    superOptions: fields[after + 3]!,
   };
 }
 
-/** jbd2 lists each journal it keeps as `<device>-<inode>`; without jbd2 loaded, no file system has one. */
-function journaled(device: string): boolean {
-  const name = path.basename(device);
-  return existsSync('/proc/fs/jbd2') && readdirSync('/proc/fs/jbd2').some((entry) => entry.startsWith(`${name}-`));
+/**
+ * The kernel's own name for the device (vda, dm-0, not /dev/mapper/...), then what ext4 says of
+ * its journal (`<none>` when it has none), else whether jbd2 keeps one for it (`<name>-<inode>`).
+ */
+function journaled(devNumber: string): boolean | undefined {
+  const name = path.basename(readlinkSync(`/sys/dev/block/${devNumber}`));
+  const task = `/sys/fs/ext4/${name}/journal_task`;
+  if (existsSync(task)) return readFileSync(task, 'utf8').trim() !== '<none>';
+  if (!existsSync('/proc/fs/jbd2')) return undefined;
+  return readdirSync('/proc/fs/jbd2').some((entry) => new RegExp(`^${name}-\\d+$`).test(entry));
 }

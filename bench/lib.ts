@@ -16,9 +16,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FakeOpenRouter } from '../test/support/fake-openrouter.js';
 import { stopHostsUnder } from '../test/support/hosts.js';
 import { serverEnv as sharedServerEnv } from '../test/support/server-env.js';
+import { packAndInstall, projectRoot } from '../test/support/install.js';
 import { filesystemOf } from './filesystem.js';
 import { runFoldersRoot, tempOutputDir } from './run-folders.js';
-import { packAndInstall, projectRoot } from '../test/support/install.js';
 
 export { startFakeOpenRouter } from '../test/support/fake-openrouter.js';
 export { tempOutputDir } from './run-folders.js';

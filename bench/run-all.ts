@@ -5,6 +5,7 @@
  * Each bench's details are saved in bench/results/NAME.json.
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,21 +27,35 @@ if (unknown.length > 0) {
 const { binPath, cleanup } = await installedBin();
 // Every bench's run folders, removed once all are done: never while the next bench runs (bench/run-folders.ts).
 const runFolders = await mkdtemp(path.join(os.tmpdir(), 'parallel-llm-bench-runs-'));
+const removeRunFolders = () => rmSync(runFolders, { recursive: true, force: true });
+// Ctrl-C reaches the running bench too; once it has ended, the folders go.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    removeRunFolders();
+    process.exit(code);
+  });
+}
 const failed: string[] = [];
 const rows: Row[] = [];
-for (const bench of benches) {
-  process.stderr.write(`\n== ${bench}\n`);
-  await rm(resultsFile(bench), { force: true });
-  // Each bench's own report goes to stderr, so that stdout carries only the table.
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `${bench}.ts`)], {
-    stdio: ['ignore', 2, 2],
-    env: { ...process.env, BENCH_BIN: binPath, BENCH_RUN_FOLDERS: runFolders },
-  });
-  if (run.status !== 0) failed.push(bench);
-  else rows.push(...((JSON.parse(await readFile(resultsFile(bench), 'utf8')) as { rows?: Row[] }).rows ?? []));
+try {
+  for (const bench of benches) {
+    process.stderr.write(`\n== ${bench}\n`);
+    await rm(resultsFile(bench), { force: true });
+    // Each bench's own report goes to stderr, so that stdout carries only the table.
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, `${bench}.ts`)], {
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, BENCH_BIN: binPath, BENCH_RUN_FOLDERS: runFolders },
+    });
+    if (run.status !== 0) failed.push(bench);
+    else rows.push(...((JSON.parse(await readFile(resultsFile(bench), 'utf8')) as { rows?: Row[] }).rows ?? []));
+  }
+} finally {
+  removeRunFolders();
+  await cleanup();
 }
-await rm(runFolders, { recursive: true, force: true });
-await cleanup();
 
 const cell = (value: number | null, unit: string) => (value === null ? '—' : unit === '×' ? `${value}×` : `${value} ${unit}`);
 const ratio = (row: Row) =>

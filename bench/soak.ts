@@ -4,7 +4,7 @@
  * without bound (RSS, open file descriptors) and nothing may be lost: every call returns,
  * every answered model's answer is on disk, every run.json agrees with the result.
  */
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Behaviour } from '../test/support/fake-openrouter.js';
@@ -126,7 +126,6 @@ export async function runSoak(options: { calls: number; binPath: string; seed?: 
   const runFoldersWritten = (await readdir(outputDir)).filter((name) => !name.startsWith('.')).length;
   await session.close();
   await fake.close();
-  await rm(outputDir, { recursive: true, force: true });
   if (lost.length > 0) throw new Error(`lost or inconsistent results:\n${lost.slice(0, 10).join('\n')}`);
   return {
     calls: options.calls,
