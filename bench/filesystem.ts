@@ -69,5 +69,6 @@ function journaled(devNumber: string): boolean | undefined {
   const task = `/sys/fs/ext4/${name}/journal_task`;
   if (existsSync(task)) return readFileSync(task, 'utf8').trim() !== '<none>';
   if (!existsSync('/proc/fs/jbd2')) return undefined;
-  return readdirSync('/proc/fs/jbd2').some((entry) => new RegExp(`^${name}-\\d+$`).test(entry));
+  const journal = new RegExp(`^${name}-\\d+$`);
+  return readdirSync('/proc/fs/jbd2').some((entry) => journal.test(entry));
 }

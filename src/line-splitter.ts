@@ -3,6 +3,9 @@ export type Line = { kind: 'whole'; bytes: Buffer } | { kind: 'too_long'; length
 
 const NEWLINE = 0x0a;
 
+/** Longer lines are let go unread, by the MCP server and the run host alike: no message of ours comes near it (a view's texts are capped far below), and memory stays bounded. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
 /**
  * Splits a byte stream into lines, holding at most `maxLineBytes` of a line. A line that grows
  * past that is let go as it arrives: only its first and last `keepBytes` are kept (where a

@@ -5,7 +5,7 @@ import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
 import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
 import { HostRunService } from '../src/host/remote.js';
 import { serveFace } from '../src/host/serve.js';
-import { MAX_LINE_BYTES } from '../src/host/wire.js';
+import { MAX_LINE_BYTES } from '../src/line-splitter.js';
 import { runRequest } from '../src/run/request.js';
 import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { withinMs } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import type { LookupError } from '../run/service.js';
 import { HOST_NAME } from './protocol.js';
@@ -51,19 +52,14 @@ export class HostChannel {
   /** The channel over `socket` once the host on it has said it is the run host of `version`; the socket is ended otherwise. */
   static async open(socket: Socket, version: string): Promise<HostChannel> {
     const channel = new HostChannel(socket);
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the run host said nothing within ${HELLO_MS / 1000} s`)), HELLO_MS);
-    });
     try {
-      const { host, version: its } = (await Promise.race([channel.hello, silent])) as Partial<Hello>;
+      const silent = () => new Error(`the run host said nothing within ${HELLO_MS / 1000} s`);
+      const { host, version: its } = (await withinMs(HELLO_MS, () => channel.hello, silent)) as Partial<Hello>;
       if (host !== HOST_NAME || its !== version) throw new Error(`served by ${String(host)} ${String(its)}, not the run host ${version}`);
       return channel;
     } catch (error) {
       await channel.close();
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { LookupError } from '../run/service.js';
-import { LineSplitter, type Line } from '../line-splitter.js';
+import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
 
 /**
  * The run host's channel: one JSON object per line over its socket, each way. On a new
@@ -27,9 +27,6 @@ interface Withdraw {
 
 /** What an operation returned, the lookup error it answered with, or why it could not be done. */
 export type Reply = { id: number; value: unknown } | { id: number; lookup: LookupError } | { id: number; failed: string };
-
-/** Longer lines are let go unread: no message of ours comes near it (a view's texts are capped far below), and memory stays bounded. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** Each end writes its asks and replies with the id first, so a line too long to read still tells whose it was. */
 const LEADING_ID = /^\{"id":(\d{1,15})[,}]/;

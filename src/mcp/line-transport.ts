@@ -2,11 +2,9 @@ import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { LineSplitter, type Line } from '../line-splitter.js';
+import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
 import { requestIdOf, salvageRequestId } from './line-salvage.js';
 
-/** Longer lines are let go unread: no MCP message of ours comes near it, and memory stays bounded. */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** How much of each end of a line is searched for a request's id when it cannot be served. */
 const EXCERPT_CHARS = 1024;
 /** How much of a line that cannot be served is quoted in the report: enough to recognise it. */
