@@ -77,13 +77,11 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
   };
 }
 
-/** A candidate that answered, naming the files that are on disk. */
-export function answeredCandidate(
-  candidate: CandidateRecord,
-  completion: Completion,
-  ms: number,
-  saved: { file?: string; reasoningFile?: string },
-): CandidateRecord {
+/** A candidate that has answered or failed. */
+type Recorded = Extract<CandidateRecord, { status: 'answered' | 'failed' }>;
+
+/** A candidate that answered; its files are named once they are on disk (`nameFiles`). */
+export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): Recorded {
   return {
     index: candidate.index,
     model: candidate.model,
@@ -94,23 +92,22 @@ export function answeredCandidate(
     ...(completion.truncated ? { truncated: true } : {}),
     ...(completion.cutShort ? { cut_short: completion.cutShort } : {}),
     ...(completion.usage ? { usage: completion.usage } : {}),
-    ...(saved.file ? { file: saved.file } : {}),
-    ...(saved.reasoningFile ? { reasoning_file: saved.reasoningFile } : {}),
   };
 }
 
-export function failedCandidate(
-  candidate: CandidateRecord,
-  error: ModelError,
-  ms: number | undefined,
-  reasoningFile: string | undefined,
-): CandidateRecord {
+/** A candidate that failed; the file of its reasoning, if any, is named once it is on disk (`nameFiles`). */
+export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): Recorded {
   return {
     index: candidate.index,
     model: candidate.model,
     status: 'failed',
     ...(ms === undefined ? {} : { ms }),
     error,
-    ...(reasoningFile ? { reasoning_file: reasoningFile } : {}),
   };
+}
+
+/** Names a candidate's files, once they are on disk. */
+export function nameFiles(candidate: Recorded, saved: { file?: string; reasoningFile?: string }): void {
+  if (saved.file && candidate.status === 'answered') candidate.file = saved.file;
+  if (saved.reasoningFile) candidate.reasoning_file = saved.reasoningFile;
 }

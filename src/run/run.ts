@@ -7,7 +7,7 @@ import { lastStepInputs } from './last-step-inputs.js';
 import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
 import type { EarlierRun } from './follow-up.js';
-import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
+import { answeredCandidate, failedCandidate, freshRecord, nameFiles, resumedRecord, type NewRun } from './new-record.js';
 import {
   stateOf,
   type ModelError,
@@ -50,6 +50,8 @@ export class Run {
   readonly settled: Promise<void>;
   private finished!: () => void;
   private savedWhole = false;
+  /** Candidates recorded whose files are still being saved: their step is journaled once they are. */
+  private saving = 0;
   /** Its end is on disk (or the disk refused it): until then, the run reads as running, whatever its record says. */
   private ended = false;
 
@@ -141,16 +143,21 @@ export class Run {
   }
 
   /**
-   * A candidate answered: its answer (or its start) is kept for synthesis, and once its files
-   * are whole on disk the record names them; the journal never names a file that is not there.
+   * A candidate answered: at once, its answer (or its start) is kept and its record says so, so
+   * that the last step need not wait for the disk; its record names its files once they are whole
+   * on disk (the journal never names a file that is not there), and that is the step journaled.
    */
   async answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
+    const candidate = answeredCandidate(this.record.candidates[index]!, completion, ms);
+    this.record.candidates[index] = candidate;
+    this.saving++;
     const [file, reasoningFile] = await Promise.all([
       this.journal.answerWhole(index),
       this.journal.saveReasoning(index, completion.reasoning),
     ]);
-    this.record.candidates[index] = answeredCandidate(this.record.candidates[index]!, completion, ms, { file, reasoningFile });
+    nameFiles(candidate, { file, reasoningFile });
+    this.saving--;
     this.step();
   }
 
@@ -160,14 +167,18 @@ export class Run {
   }
 
   /**
-   * A candidate failed. Reasoning it sent without an answer is kept in the folder, and goes to
-   * the synthesizer in place of an answer unless max_tokens cut it short: a cut-off thought is no answer.
+   * A candidate failed (recorded at once, as `answered` is). Reasoning it sent without an answer
+   * is kept in the folder, and goes to the synthesizer in place of an answer unless max_tokens cut
+   * it short: a cut-off thought is no answer.
    */
   async failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
     if (reasoning && error.kind !== 'truncated') this.reasonings.set(index, reasoning);
     this.journal.answerDropped(index);
-    const reasoningFile = await this.journal.saveReasoning(index, reasoning);
-    this.record.candidates[index] = failedCandidate(this.record.candidates[index]!, error, ms, reasoningFile);
+    const candidate = failedCandidate(this.record.candidates[index]!, error, ms);
+    this.record.candidates[index] = candidate;
+    this.saving++;
+    nameFiles(candidate, { reasoningFile: await this.journal.saveReasoning(index, reasoning) });
+    this.saving--;
     this.step();
   }
 
@@ -176,7 +187,8 @@ export class Run {
     for (const candidate of this.record.candidates) {
       if (candidate.status === 'failed' && this.reasonings.has(candidate.index - 1)) candidate.reasoning_to_synthesis = true;
     }
-    this.step();
+    // A candidate's files still being saved: its step, moments away, journals this one too.
+    if (this.saving === 0) this.step();
   }
 
   /**
