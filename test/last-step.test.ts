@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -10,14 +10,15 @@ import type { Run } from '../src/run/run.js';
 import { Runs } from '../src/run/runs.js';
 import { RunStore, type RunFolder } from '../src/store/run-store.js';
 import { silentLogger, testClient } from './support/client.js';
-import { startFakeOpenRouter, VALID_KEY } from './support/fake-openrouter.js';
+import { startFakeOpenRouter, VALID_KEY, type Behaviour } from './support/fake-openrouter.js';
 import { tempDir } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
  * The last step does not wait for the disk: an answer goes to the synthesizer once it has
  * streamed in, while its file is still being saved, unless the synthesis prompt must name that
- * file (a trimmed answer). The run ends only once every file is on disk and named.
+ * file (a trimmed answer); final.md is made while the synthesizer works. The run ends only once
+ * every file is on disk and named, and the journal never counts an answer before its file is there.
  */
 const fake = await startFakeOpenRouter();
 const client = testClient(fake.url);
@@ -26,20 +27,27 @@ afterAll(async () => {
   await fake.close();
 });
 
-/** A store on a real folder whose answer files are held back: each one is given its name only after `release`. */
+/** A store on a real folder whose answer files (those `held` names) are held back: each is given its name only after `release`. */
 class HeldAnswers extends RunStore {
   release!: () => void;
   private readonly released = new Promise<void>((resolve) => (this.release = resolve));
 
+  constructor(
+    root: string,
+    private readonly held: (fileName: string) => boolean,
+  ) {
+    super(root);
+  }
+
   override async createRun(name?: string): Promise<RunFolder> {
     const folder = await super.createRun(name);
-    const released = this.released;
+    const { released, held } = this;
     return new Proxy(folder, {
       get(target, property) {
         if (property === 'writer') {
           return (fileName: string) => {
             const writer = target.writer(fileName);
-            return { ...writer, finish: async () => (await released, writer.finish()) };
+            return held(fileName) ? { ...writer, finish: async () => (await released, writer.finish()) } : writer;
           };
         }
         const value: unknown = Reflect.get(target, property, target);
@@ -49,15 +57,22 @@ class HeldAnswers extends RunStore {
   }
 }
 
-async function startRun(prefix: string, answer: string, env: Record<string, string> = {}) {
+/** A run of models `${prefix}/a` (answering `answer`) and, with `second`, `${prefix}/b` after it, its answer files held as `held` says. */
+async function startRun(
+  prefix: string,
+  answer: string,
+  options: { env?: Record<string, string>; second?: boolean; held?: (fileName: string) => boolean; synth?: Behaviour } = {},
+) {
+  const { env = {}, second = false, held = () => true, synth = { answer: 'merged', delayMs: 10 } } = options;
   fake.on(`${prefix}/a`, { answer, delayMs: 10 });
-  fake.on(`${prefix}/synth`, { answer: 'merged', delayMs: 10 });
-  const store = new HeldAnswers(await tempDir());
+  fake.on(`${prefix}/b`, { answer: 'b says', delayMs: 150 });
+  fake.on(`${prefix}/synth`, synth);
+  const store = new HeldAnswers(await tempDir(), held);
   const config = loadConfig({
     OPENROUTER_API_KEY: VALID_KEY,
     OPENROUTER_BASE_URL: fake.url,
     PARALLEL_LLM_OUTPUT_DIR: store.rootDir,
-    PARALLEL_LLM_MODELS: `${prefix}/a`,
+    PARALLEL_LLM_MODELS: second ? `${prefix}/a,${prefix}/b` : `${prefix}/a`,
     PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth`,
     ...env,
   });
@@ -104,7 +119,7 @@ describe('the last step of a run', () => {
   it('waits for the file of an answer the synthesis prompt trims, since its marker names the file', async () => {
     const long = 'x'.repeat(30_000);
     const env = { PARALLEL_LLM_MAX_PROMPT_CHARS: '1000', PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '21000' };
-    const { store, run, synthRequests } = await startRun('trimmed', long, env);
+    const { store, run, synthRequests } = await startRun('trimmed', long, { env });
     await waitFor(() => fake.requestsFor('trimmed/a').length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(synthRequests()).toHaveLength(0);
@@ -113,5 +128,26 @@ describe('the last step of a run', () => {
     await run.settled;
     const prompt = JSON.stringify(synthRequests()[0]!.body);
     expect(prompt).toContain(`the full answer is saved in ${path.join(store.rootDir, run.id, 'candidate-1_trimmed_a.md')}`);
+  });
+
+  it('never journals an answer whose file is still being saved: another candidate’s step shows it waiting', async () => {
+    const { store, run, journal } = await startRun('settling', 'a says', { second: true, held: (name) => name.startsWith('candidate-1_') });
+    await waitFor(async () => (await journal().catch(() => undefined))?.candidates[1]?.status === 'answered');
+    expect((await journal()).candidates.map((candidate) => candidate.status)).toEqual(['waiting', 'answered']);
+
+    store.release();
+    await run.settled;
+    expect((await journal()).candidates).toMatchObject([{ status: 'answered', file: 'candidate-1_settling_a.md' }, { status: 'answered' }]);
+  });
+
+  it('makes final.md while the synthesizer works, and removes it when no synthesis answers', async () => {
+    const { store, run, journal } = await startRun('unsynthesized', 'a says', { synth: { status: 500, delayMs: 200 } });
+    store.release();
+    const staging = path.join(store.rootDir, '.staging');
+    await waitFor(async () => (await readdir(staging)).some((name) => name.startsWith('.final.md.')));
+    await run.settled;
+    expect(await journal()).toMatchObject({ status: 'candidates_only', synthesis: { status: 'failed' } });
+    expect(await readdir(path.join(store.rootDir, run.id))).not.toContain('final.md');
+    expect(await readdir(staging)).toEqual([]);
   });
 });

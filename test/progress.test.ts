@@ -47,6 +47,16 @@ const strictlyIncreasing = (updates: ProgressUpdate[]) =>
   updates.every((update, i) => i === 0 || update.progress > updates[i - 1]!.progress);
 
 describe('ProgressTracker', () => {
+  it('tells of a model recorded after the synthesis began, whose file was still being saved when it did', () => {
+    const { sent, answer, synthesize } = setup();
+    answer(0, 1000);
+    answer(1, 2000);
+    synthesize();
+    answer(2, 3000);
+    expect(sent.at(-1)!.message).toMatch(/since the last step\): ~z-ai\/glm-latest answered in 3\.0 s$/);
+    expect(strictlyIncreasing(sent)).toBe(true);
+  });
+
   it('counts one step per model and one for synthesis, out of models + 2', () => {
     const { sent, tracker, record, answer, fail, synthesize } = setup();
     tracker.update(record);

@@ -42,7 +42,9 @@ export class ProgressTracker {
       const waited = this.now() - this.lastStepAt;
       const creep = step + waited / (waited + 10_000);
       const nudge = this.last + (Math.floor(this.last) + 1 - this.last) / 2;
-      this.emit(creep > this.last ? creep : nudge, total, `${phase(record)} (${seconds(waited)} since the last step)`);
+      // A model whose outcome is recorded after the synthesis began (its file was still being saved) is told of now.
+      const outcomes = news.length ? `: ${news.map(outcome).join(', ')}` : '';
+      this.emit(creep > this.last ? creep : nudge, total, `${phase(record)} (${seconds(waited)} since the last step)${outcomes}`);
     }
   }
 

@@ -31,7 +31,7 @@ export class RunFiles {
   }
 
   /** Saves `text` as `name`; resolves to the name once it is on disk, or undefined (with a warning) when it could not be. */
-  async save(name: string, text: string, options: { catchUp?: boolean } = {}): Promise<string | undefined> {
+  async save(name: string, text: string, options: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<string | undefined> {
     const folder = await this.folder;
     if (!folder) return undefined;
     try {
@@ -76,10 +76,11 @@ export class RunFiles {
   /**
    * Rewrites run.json, true once it is on disk; each rewrite replaces the last whole, so a crash
    * leaves the latest step that completed. One the disk refuses (ENOSPC, EIO) is tried again
-   * until it lands, so the journal catches up without waiting for the run's next step.
+   * until it lands, so the journal catches up without waiting for the run's next step. With
+   * `after`, it is put in place only once the files it names are (see Disk.writeFile).
    */
-  async saveRecord(record: RunRecord): Promise<boolean> {
-    return (await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`, { catchUp: true })) !== undefined;
+  async saveRecord(record: RunRecord, after?: Promise<boolean>): Promise<boolean> {
+    return (await this.save('run.json', `${JSON.stringify(record, null, 2)}\n`, { catchUp: true, after })) !== undefined;
   }
 
   /** Settles once the journal's latest entry is on disk. */

@@ -15,6 +15,12 @@ export class RunJournal {
   private readonly writers = new Map<number, AnswerWriter>();
   /** The entry to be written at the end of this turn of the event loop, with every step taken meanwhile. */
   private entry: Promise<boolean> | undefined;
+  /** final.md, made when the synthesis starts, so that its answer is saved without waiting for a file to be made. */
+  private finalWriter: AnswerWriter | undefined;
+  /** That entry is the run's last, naming the synthesis's files: put in place after them (`saveLast`). */
+  private last: LastEntry | undefined;
+  /** The synthesis's files being saved, and the names they are to have. */
+  private synthesis: { named: SynthesisFiles; saved: Promise<SynthesisFiles> } | undefined;
 
   constructor(
     private readonly record: RunRecord,
@@ -59,16 +65,41 @@ export class RunJournal {
     return reasoning ? this.files?.save(candidateFile(this.record.candidates[index]!, '.reasoning.md'), reasoning) : undefined;
   }
 
-  /** The synthesis: resolves to final.md's name once it is on disk (its reasoning is saved beside it). */
-  async saveSynthesis(answer: string, reasoning: string | undefined): Promise<string | undefined> {
-    const [file] = await Promise.all([
-      this.files?.save('final.md', answer),
-      reasoning ? this.files?.save('synthesis.reasoning.md', reasoning) : undefined,
-    ]);
-    return file;
+  /** The synthesis has started: final.md is made now, while the synthesizer works, and filled once it answers. */
+  openSynthesis(): void {
+    this.finalWriter ??= this.files?.writer(FINAL_FILE);
   }
 
-  /** A judge's or a council member's whole reply, beside the answer it is about. */
+  /** No synthesis is saved (none answered, or the run was stopped): the final.md made for it goes. */
+  async dropSynthesis(): Promise<void> {
+    const writer = this.finalWriter;
+    this.finalWriter = undefined;
+    await writer?.discard();
+  }
+
+  /**
+   * Starts saving the synthesis: final.md (its reasoning beside it) and, for a judge, its whole
+   * reply. The run's last entry names them once they are on disk (`saveLast`).
+   */
+  saveSynthesis(answer: string, reasoning: string | undefined, reply?: string): void {
+    const named: SynthesisFiles = { file: FINAL_FILE, ...(reply === undefined ? {} : { replyFile: REPLY_FILE }) };
+    const saved = Promise.all([
+      this.saveFinal(answer),
+      reasoning ? this.files?.save('synthesis.reasoning.md', reasoning) : undefined,
+      reply === undefined ? undefined : this.files?.save(REPLY_FILE, reply),
+    ]).then(([file, , replyFile]): SynthesisFiles => ({ file, replyFile }));
+    this.synthesis = { named, saved };
+  }
+
+  private async saveFinal(answer: string): Promise<string | undefined> {
+    const writer = this.finalWriter;
+    this.finalWriter = undefined;
+    if (!writer) return this.files?.save(FINAL_FILE, answer);
+    await writer.write(answer);
+    return writer.finish();
+  }
+
+  /** A council member's whole reply, beside the answer it is about. */
   async saveReply(name: string, reply: string): Promise<string | undefined> {
     return this.files?.save(name, reply);
   }
@@ -77,18 +108,35 @@ export class RunJournal {
    * Rewrites run.json: true once this entry (or a later one) is on disk. The steps of one turn
    * of the event loop (a last answer and the synthesis it starts) make one entry, written once.
    */
-  save(): Promise<boolean> {
+  save(last?: LastEntry): Promise<boolean> {
     const files = this.files;
     if (!files) return Promise.resolve(false);
+    if (last) this.last = last;
     this.entry ??= new Promise((resolve) =>
       setImmediate(() => {
-        this.entry = undefined;
+        const { last } = this;
+        this.entry = this.last = undefined;
         this.record.updated_at = new Date().toISOString();
         this.record.totals = runTotals(this.record);
-        resolve(files.saveRecord(this.record));
+        resolve(files.saveRecord(last ? withSynthesisFiles(this.record, last.named) : this.record, last?.after));
       }),
     );
     return this.entry;
+  }
+
+  /**
+   * The run's last entry: true once it is on disk. With a synthesis being saved, the entry is
+   * written meanwhile and put in place only after the synthesis's files, naming them; should
+   * one of them not be saved, the record names those that were and the entry is written again.
+   */
+  async saveLast(): Promise<boolean> {
+    const synthesis = this.synthesis;
+    if (!synthesis) return this.save();
+    this.synthesis = undefined;
+    const whole = synthesis.saved.then((saved) => saved.file !== undefined && saved.replyFile === synthesis.named.replyFile);
+    const written = await this.save({ named: synthesis.named, after: whole });
+    nameSynthesisFiles(this.record.synthesis, await synthesis.saved);
+    return (await whole) ? written : this.save();
   }
 
   /** Settles once the journal's latest entry is on disk (at once when runs are not saved). */
@@ -102,4 +150,32 @@ export class RunJournal {
     const answers = this.record.candidates.every((candidate) => candidate.status !== 'answered' || candidate.file !== undefined);
     return answers && (!synthesized || this.record.synthesis.file !== undefined);
   }
+}
+
+const FINAL_FILE = 'final.md';
+const REPLY_FILE = 'judge.reply.md';
+
+/** The files of a synthesis: final.md, and a judge's whole reply. */
+interface SynthesisFiles {
+  file?: string;
+  replyFile?: string;
+}
+
+/** A last entry naming files still being saved: written once `after` says they are all on disk. */
+interface LastEntry {
+  named: SynthesisFiles;
+  after: Promise<boolean>;
+}
+
+/** Names the synthesis's files that are on disk in `synthesis`. */
+function nameSynthesisFiles(synthesis: RunRecord['synthesis'], { file, replyFile }: SynthesisFiles): void {
+  if (file) synthesis.file = file;
+  if (replyFile && synthesis.verdict) synthesis.verdict.reply_file = replyFile;
+}
+
+/** The record as it will be once the synthesis's files are on disk; the record itself is unchanged. */
+function withSynthesisFiles(record: RunRecord, named: SynthesisFiles): RunRecord {
+  const synthesis = { ...record.synthesis, ...(record.synthesis.verdict ? { verdict: { ...record.synthesis.verdict } } : {}) };
+  nameSynthesisFiles(synthesis, named);
+  return { ...record, synthesis };
 }

@@ -1,15 +1,15 @@
-import type { RunRecord } from './record.js';
+import type { CandidateRecord } from './record.js';
 import type { IndexedAnswer } from './strategies/anonymise.js';
 
 /** Every answer held (by the candidate's 0-based index), and the reasoning of each model that gave reasoning but no answer, labelled so. */
 export function lastStepInputs(
-  record: Readonly<RunRecord>,
+  candidates: readonly CandidateRecord[],
   answers: ReadonlyMap<number, string>,
   reasonings: ReadonlyMap<number, string>,
   path: (file: string | undefined) => string | undefined,
 ): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
   const inputs = { answers: [] as IndexedAnswer[], reasonings: [] as IndexedAnswer[] };
-  for (const candidate of record.candidates) {
+  for (const candidate of candidates) {
     const index = candidate.index - 1;
     const answer = answers.get(index);
     const reasoning = reasonings.get(index);

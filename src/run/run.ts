@@ -7,7 +7,8 @@ import { lastStepInputs } from './last-step-inputs.js';
 import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
 import type { EarlierRun } from './follow-up.js';
-import { answeredCandidate, failedCandidate, freshRecord, nameFiles, resumedRecord, type NewRun } from './new-record.js';
+import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
+import { SettlingCandidates } from './settling.js';
 import {
   stateOf,
   type ModelError,
@@ -26,8 +27,9 @@ import type { RunTexts } from './view.js';
  * candidate has answered or failed and the synthesis is done, whatever happens to the calls
  * that wait on it; only `cancel` (an explicit stop) or `interrupt` (its process ending) ends it
  * early. Each step is on disk before waiters hear of it: an answer's file before the record
- * names it, the last journal entry before the run settles. The orchestration that drives it is
- * in orchestrate.ts, its files and journal in journal.ts, a council's rankings in council-record.ts.
+ * names it (the last step need not wait for it: settling.ts), the last journal entry before the
+ * run settles. The orchestration that drives it is in orchestrate.ts, its files and journal in
+ * journal.ts, a council's rankings in council-record.ts.
  */
 export class Run {
   readonly id: string;
@@ -50,8 +52,8 @@ export class Run {
   readonly settled: Promise<void>;
   private finished!: () => void;
   private savedWhole = false;
-  /** Candidates recorded whose files are still being saved: their step is journaled once they are. */
-  private saving = 0;
+  /** Candidates that have answered or failed, their files still being saved. */
+  private readonly settling: SettlingCandidates;
   /** Its end is on disk (or the disk refused it): until then, the run reads as running, whatever its record says. */
   private ended = false;
 
@@ -63,6 +65,7 @@ export class Run {
     this.answers = init.resumed?.answers ?? new Map();
     this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner, init.cost) : freshRecord(init);
     this.journal = new RunJournal(this.record, init.files);
+    this.settling = new SettlingCandidates(this.record.candidates, () => this.step());
     this.council = new CouncilRecorder(this.record, this.journal, () => this.step());
     this.settled = new Promise((resolve) => (this.finished = resolve));
   }
@@ -134,7 +137,7 @@ export class Run {
    * reasoning of a model that gave reasoning but no answer (labelled so), since that is all it said.
    */
   synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
-    return lastStepInputs(this.record, this.answers, this.reasonings, (file) => this.journal.path(file));
+    return lastStepInputs(this.settling.now(), this.answers, this.reasonings, (file) => this.journal.path(file));
   }
 
   /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */
@@ -143,22 +146,18 @@ export class Run {
   }
 
   /**
-   * A candidate answered: at once, its answer (or its start) is kept and its record says so, so
-   * that the last step need not wait for the disk; its record names its files once they are whole
-   * on disk (the journal never names a file that is not there), and that is the step journaled.
+   * A candidate answered: at once, its answer (or its start) is kept and the last step may read it;
+   * the record says it answered, naming its files, once they are whole on disk (the journal never
+   * counts an answer whose file is not there).
    */
-  async answered(index: number, completion: Completion, ms: number): Promise<void> {
+  answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
-    const candidate = answeredCandidate(this.record.candidates[index]!, completion, ms);
-    this.record.candidates[index] = candidate;
-    this.saving++;
-    const [file, reasoningFile] = await Promise.all([
-      this.journal.answerWhole(index),
-      this.journal.saveReasoning(index, completion.reasoning),
-    ]);
-    nameFiles(candidate, { file, reasoningFile });
-    this.saving--;
-    this.step();
+    const files = Promise.all([this.journal.answerWhole(index), this.journal.saveReasoning(index, completion.reasoning)]);
+    return this.settling.settle(
+      index,
+      answeredCandidate(this.record.candidates[index]!, completion, ms),
+      files.then(([file, reasoningFile]) => ({ file, reasoningFile })),
+    );
   }
 
   /** Its process is ending: the candidate stays waiting, for the process that resumes the run, and its partial file goes. */
@@ -167,48 +166,38 @@ export class Run {
   }
 
   /**
-   * A candidate failed (recorded at once, as `answered` is). Reasoning it sent without an answer
-   * is kept in the folder, and goes to the synthesizer in place of an answer unless max_tokens cut
-   * it short: a cut-off thought is no answer.
+   * A candidate failed (settled as `answered` is). Reasoning it sent without an answer is kept in
+   * the folder, and goes to the synthesizer in place of an answer unless max_tokens cut it short:
+   * a cut-off thought is no answer.
    */
-  async failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
+  failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
     if (reasoning && error.kind !== 'truncated') this.reasonings.set(index, reasoning);
     this.journal.answerDropped(index);
-    const candidate = failedCandidate(this.record.candidates[index]!, error, ms);
-    this.record.candidates[index] = candidate;
-    this.saving++;
-    nameFiles(candidate, { reasoningFile: await this.journal.saveReasoning(index, reasoning) });
-    this.saving--;
-    this.step();
+    const files = this.journal.saveReasoning(index, reasoning).then((reasoningFile) => ({ reasoningFile }));
+    return this.settling.settle(index, failedCandidate(this.record.candidates[index]!, error, ms), files);
   }
 
   synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
+    this.journal.openSynthesis();
     Object.assign(this.record.synthesis, { status: 'running', model, prompt_chars: promptChars, trimmed });
-    for (const candidate of this.record.candidates) {
+    for (const candidate of this.settling.now()) {
       if (candidate.status === 'failed' && this.reasonings.has(candidate.index - 1)) candidate.reasoning_to_synthesis = true;
     }
     // A candidate's files still being saved: its step, moments away, journals this one too.
-    if (this.saving === 0) this.step();
+    if (!this.settling.saving) this.step();
   }
 
   /**
-   * A synthesizer answered (its answer is saved before the record names final.md) or failed.
-   * A judge's final answer is the chosen one with its fixes, its whole reply saved beside it.
+   * A synthesizer answered (its files are saved from now on; the last journal entry names them once
+   * they are on disk) or failed. A judge's final answer is the chosen one with its fixes, its whole
+   * reply saved beside it.
    */
-  async synthesisAttempt(
-    attempt: SynthesisAttempt,
-    completion?: Completion,
-    judged?: { answer: string; verdict: VerdictRecord },
-  ): Promise<void> {
+  synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion, judged?: { answer: string; verdict: VerdictRecord }): void {
     const synthesis = this.record.synthesis;
     if (attempt.status === 'answered' && completion) {
       this.answer = judged?.answer ?? completion.content;
-      const [file, replyFile] = await Promise.all([
-        this.journal.saveSynthesis(this.answer, completion.reasoning),
-        judged ? this.journal.saveReply('judge.reply.md', completion.content) : undefined,
-      ]);
-      if (file) synthesis.file = file;
-      if (judged) synthesis.verdict = { ...judged.verdict, ...(replyFile ? { reply_file: replyFile } : {}) };
+      this.journal.saveSynthesis(this.answer, completion.reasoning, judged && completion.content);
+      if (judged) synthesis.verdict = { ...judged.verdict };
       synthesis.status = 'answered';
     }
     synthesis.attempts.push(attempt);
@@ -234,10 +223,11 @@ export class Run {
     record.status = status;
     record.finished_at = new Date().toISOString();
     record.elapsed_ms = Math.round(monotonicNow() - this.startedAt);
-    // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
+    // With a synthesis, the candidates' texts are on disk and no longer shown: let them go. Without, final.md made for it goes.
     if (this.answer !== undefined) this.answers.clear();
+    else await this.journal.dropSynthesis();
     this.reasonings.clear();
-    this.savedWhole = (await this.journal.save()) && this.journal.textsNamed(this.answer !== undefined);
+    this.savedWhole = (await this.journal.saveLast()) && this.journal.textsNamed(this.answer !== undefined);
     this.ended = true;
     this.changes.notify();
     this.finished();

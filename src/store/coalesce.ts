@@ -16,6 +16,8 @@ interface Deferred {
 interface Job {
   content: string;
   catchUp: boolean;
+  /** Put in place only once this resolves true (see Disk.writeFile). */
+  after: Promise<boolean> | undefined;
   /** The callers of this content and of those it replaced. */
   callers: Deferred;
 }
@@ -46,17 +48,17 @@ export class CoalescingWriter {
   private readonly lanes = new Map<string, Lane>();
 
   constructor(
-    private readonly perform: (key: string, content: string) => Promise<void>,
+    private readonly perform: (key: string, content: string, after?: Promise<boolean>) => Promise<void>,
     private readonly backoff: Backoff = CATCH_UP_BACKOFF,
   ) {}
 
-  write(key: string, content: string, { catchUp = false } = {}): Promise<void> {
+  write(key: string, content: string, { catchUp = false, after }: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<void> {
     const lane = this.lanes.get(key) ?? this.newLane(key);
     // A newer content replaces the one waiting to be tried again.
     clearTimeout(lane.retry);
     lane.retry = undefined;
-    lane.next ??= { content, catchUp, callers: deferred() };
-    Object.assign(lane.next, { content, catchUp });
+    lane.next ??= { content, catchUp, after, callers: deferred() };
+    Object.assign(lane.next, { content, catchUp, after });
     const { promise } = lane.next.callers;
     if (!lane.writing) this.pump(key, lane);
     return promise;
@@ -89,7 +91,7 @@ export class CoalescingWriter {
     }
     lane.next = undefined;
     lane.writing = true;
-    this.perform(key, job.content).then(
+    this.perform(key, job.content, job.after).then(
       () => {
         lane.writing = false;
         lane.delayMs = this.backoff.firstMs;
@@ -99,13 +101,13 @@ export class CoalescingWriter {
       (error: unknown) => {
         lane.writing = false;
         job.callers.reject(error);
-        if (job.catchUp && !lane.next) this.tryAgainLater(key, lane, job.content);
+        if (job.catchUp && !lane.next) this.tryAgainLater(key, lane, job);
         this.pump(key, lane);
       },
     );
   }
 
-  private tryAgainLater(key: string, lane: Lane, content: string): void {
+  private tryAgainLater(key: string, lane: Lane, { content, after }: Job): void {
     const delay = lane.delayMs;
     lane.delayMs = Math.min(delay * 2, this.backoff.maxMs);
     lane.retry = setTimeout(() => {
@@ -113,7 +115,7 @@ export class CoalescingWriter {
       // Nobody waits on this try: its failure is only a reason to try again.
       const callers = deferred();
       callers.promise.catch(() => undefined);
-      lane.next = { content, catchUp: true, callers };
+      lane.next = { content, catchUp: true, after, callers };
       this.pump(key, lane);
     }, delay);
     lane.retry.unref();

@@ -1,4 +1,4 @@
-import { symlink } from 'node:fs/promises';
+import { symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FileWriter } from './file-writer.js';
 import { Flusher } from './flusher.js';
@@ -51,11 +51,31 @@ export class Disk {
    * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
    * place. A durable file is flushed to the disk after it appears (see Flusher), and nobody
    * waits for that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
+   * With `after`, the temporary file is written at once but renamed only once `after` resolves
+   * true (the files it names are in place), and not at all, silently, when it resolves false.
    */
-  async writeFile(target: string, content: string): Promise<void> {
+  async writeFile(target: string, content: string, after?: Promise<boolean>): Promise<void> {
+    if (after) return this.writeFileAfter(target, content, after);
     await this.limit(`writing ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
     );
+    this.flusher?.published(target);
+  }
+
+  private async writeFileAfter(target: string, content: string, after: Promise<boolean>): Promise<void> {
+    const temporary = await this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
+    if (!(await after)) {
+      if (temporary) await this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
+      return;
+    }
+    // No temporary file (the staging folder was removed, say), or no folder to rename it into: written the usual way, which makes them again.
+    const published =
+      temporary &&
+      (await this.limit(`writing ${target}`, (signal) => publish(temporary, target, signal)).then(
+        () => true,
+        () => false,
+      ));
+    if (!published) return this.writeFile(target, content);
     this.flusher?.published(target);
   }
 

@@ -128,16 +128,20 @@ export class RunFolder {
     private readonly created: boolean,
   ) {
     this.dir = path.join(disk.rootDir, name);
-    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content), catchUp);
+    this.writes = new CoalescingWriter(
+      (fileName, content, after) => this.disk.writeFile(path.join(this.dir, fileName), content, after),
+      catchUp,
+    );
   }
 
   /**
    * Writes `fileName` whole or not at all; returns its full path. Writes of one file are
    * ordered and coalesced: the promise resolves once this content, or a newer one, is saved.
    * With `catchUp` (a journal), a failed write still rejects, and the file's latest content is
-   * tried again, with backoff, until it lands: see `dirty` and `flushed`.
+   * tried again, with backoff, until it lands: see `dirty` and `flushed`. With `after`, it is put
+   * in place only once `after` resolves true (see Disk.writeFile).
    */
-  async write(fileName: string, content: string, options: { catchUp?: boolean } = {}): Promise<string> {
+  async write(fileName: string, content: string, options: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<string> {
     checkName(fileName, FILE_NAME, 'file name');
     // Noted first: a write that catches up may land after this call has failed.
     this.written.add(fileName);

@@ -41,7 +41,7 @@ export async function finalStep({ run, deps, log, answers }: StepContext, prompt
       const judged = read?.(completion.content);
       log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
       const chars = judged?.answer.length ?? completion.content.length;
-      await run.synthesisAttempt(
+      run.synthesisAttempt(
         { model, status: 'answered', ms, chars, ...(completion.usage ? { usage: completion.usage } : {}) },
         completion,
         judged,
@@ -52,7 +52,7 @@ export async function finalStep({ run, deps, log, answers }: StepContext, prompt
       if (stoppedNow) return stoppedNow;
       const error = modelError(asUpstreamError(caught, run.signal));
       log.warn({ phase: 'synthesis', model, error }, `synthesis failed: ${error.message}`);
-      await run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
+      run.synthesisAttempt({ model, status: 'failed', ms: Math.round(monotonicNow() - started), error });
     }
   }
   return 'candidates_only';
