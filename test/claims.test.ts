@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { lstat, mkdir, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RequestClaims, type Claim } from '../src/store/claims.js';
-import { Disk } from '../src/store/disk.js';
+import type { Claim } from '../src/store/claims.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
 
@@ -18,13 +17,6 @@ interface Outcome {
   taken: boolean;
   generation: number;
   run_id: string;
-}
-
-/** A disk on a file system that makes no symbolic links (FAT; Windows without the privilege). */
-class NoLinks extends Disk {
-  override createLink(): Promise<boolean> {
-    return Promise.reject(Object.assign(new Error('operation not permitted, symlink'), { code: 'EPERM' }));
-  }
 }
 
 /** Starts `count` racers, lets them all go at once once each is ready, and collects what each did. */
@@ -149,31 +141,5 @@ describe('request claims (issue 18, item 3)', () => {
     await expect(store.claims.claim(KEY, 1, claimOf('x'))).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE' });
     await expect(store.claims.latest('../escape')).rejects.toMatchObject({ code: 'ERR_STORE_BAD_NAME' });
     await expect(store.claims.claim(KEY, 0, claimOf('x'))).rejects.toMatchObject({ code: 'ERR_STORE_BAD_NAME' });
-  });
-
-  it('makes each generation in one step: a symbolic link that holds the claim, read back and never followed', async () => {
-    const store = new RunStore(await tempDir());
-    expect(await store.claims.claim(KEY, 1, claimOf('first'))).toBe(true);
-    const file = path.join(store.rootDir, '.requests', KEY, '1.json');
-    expect((await lstat(file)).isSymbolicLink()).toBe(true);
-    expect(JSON.parse(await readlink(file))).toMatchObject({ run_id: 'first' });
-    expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'first' } });
-    expect(await readdir(path.join(store.rootDir, '.staging'))).toEqual([]);
-  });
-
-  it('makes claims as files where the file system makes no links; a process that makes links reads, follows and replaces them', async () => {
-    const root = await tempDir();
-    const disk = new NoLinks(root, 5000, false);
-    const prepare = async () => void (await mkdir(disk.stagingDir, { recursive: true, mode: 0o700 }));
-    const claims = new RequestClaims(path.join(root, '.requests'), disk, prepare);
-    expect(await claims.take(KEY, () => claimOf('first'))).toMatchObject({ taken: true, generation: 1 });
-    expect((await lstat(path.join(root, '.requests', KEY, '1.json'))).isFile()).toBe(true);
-    expect(await claims.claim(KEY, 1, claimOf('again'))).toBe(false);
-
-    const linking = new RunStore(root);
-    const next = await linking.claims.take(KEY, (latest) => (latest?.run_id === 'first' ? claimOf('next') : undefined));
-    expect(next).toMatchObject({ taken: true, generation: 2 });
-    expect(await claimFiles(root)).toEqual(['2.json']);
-    expect(await claims.latest(KEY)).toMatchObject({ generation: 2, claim: { run_id: 'next' } });
   });
 });

@@ -1,10 +1,10 @@
-import { lstat, readdir, readlink, unlink } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isPlainObject } from '../plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ensurePrivateDir, madeDir, ownedByUs, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
@@ -12,8 +12,6 @@ const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
 const MAX_CLAIM_BYTES = 16 * 1024;
 /** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
 const MAX_LOST_RACES = 8;
-/** What a file system that makes no symbolic links (FAT, some network shares) answers when asked for one. */
-const NO_LINKS = new Set(['EPERM', 'EOPNOTSUPP', 'ENOTSUP', 'ENOSYS']);
 
 /** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
 export interface Claim {
@@ -32,18 +30,13 @@ export type Taken = { taken: boolean; generation: number; claim: Claim };
 
 /**
  * Exclusive claims on requests, so that the same request started by several processes at
- * once is paid once: per request key a folder of generations, `.requests/<key>/<n>.json`,
- * each made whole and only once, in one step no two processes can both take: a symbolic link
- * whose target is the claim (never followed, only read back), or, where no links can be made
- * (Windows, FAT), a file linked into place from the staging folder. Whoever makes generation
- * n+1 takes the request over from the claimant of n (dead, or its run over); generations never
- * run out, so no number of dead claimants makes a request unclaimable. The winner removes the
- * older generations.
+ * once is paid once: per request key a folder of generation files, `.requests/<key>/<n>.json`,
+ * each made whole and only once (linked into place from the staging folder, as no two
+ * processes can both do). Whoever makes generation n+1 takes the request over from the
+ * claimant of n (dead, or its run over); generations never run out, so no number of dead
+ * claimants makes a request unclaimable. The winner removes the older generations.
  */
 export class RequestClaims {
-  /** False once the file system has refused a symbolic link: claims are files from then on. */
-  private links = process.platform !== 'win32';
-
   constructor(
     private readonly dir: string,
     private readonly disk: Disk,
@@ -61,7 +54,7 @@ export class RequestClaims {
       if (unsafe) throw new StoreError('ERR_STORE_UNSAFE', `refusing to use ${dir}: ${unsafe}`);
       const [generation] = await generations(dir);
       if (generation === undefined) return undefined;
-      const text = await readClaim(generationFile(dir, generation), signal).catch(() => undefined);
+      const text = await readOwnFile(generationFile(dir, generation), MAX_CLAIM_BYTES, signal).catch(() => undefined);
       return { generation, claim: parseClaim(text) };
     });
   }
@@ -87,7 +80,7 @@ export class RequestClaims {
    * or found to be its own; one removed meanwhile is made again (see Disk.inFolders).
    */
   private async make(dir: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
-    if (!(await this.create(generationFile(dir, generation), JSON.stringify(claim)))) return false;
+    if (!(await this.disk.createFile(generationFile(dir, generation), `${JSON.stringify(claim)}\n`))) return false;
     // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
     if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
@@ -116,21 +109,6 @@ export class RequestClaims {
       madeFolder = false;
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
-  }
-
-  /** Makes a generation: true if this call made it, false if it was there. */
-  private async create(file: string, text: string): Promise<boolean> {
-    if (this.links) {
-      try {
-        return await this.disk.createLink(file, text);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? '';
-        if (NO_LINKS.has(code)) this.links = false;
-        // A claim longer than a link may hold (a very long host name on macOS): this one is a file.
-        else if (code !== 'ENAMETOOLONG') throw error;
-      }
-    }
-    return this.disk.createFile(file, `${text}\n`);
   }
 
   /** Makes `dir`, a request's folder: true if this call made it, false if it was there. */
@@ -170,23 +148,8 @@ async function keepNewest(dir: string, generation: number): Promise<boolean> {
   return true;
 }
 
-/** A claim's text: the target of the link that holds it, or the content of a claim made as a file. */
-async function readClaim(file: string, signal: AbortSignal): Promise<string | undefined> {
-  // Not a link (EINVAL): a file, read without following anything.
-  const target = await readlink(file).catch(unlessCode('EINVAL'));
-  return target ?? readOwnFile(file, MAX_CLAIM_BYTES, signal);
-}
-
-/**
- * Removes a claim of ours: a link of ours that holds a claim, or a claim file of ours; never a
- * link to anything else. A claim that cannot be removed is left, as a lower generation only.
- */
-async function removeOwn(file: string): Promise<void> {
-  const info = await lstat(file).catch(() => undefined);
-  if (!info?.isSymbolicLink()) return removeOwnFile(file).catch(() => undefined);
-  const target = ownedByUs(info) ? await readlink(file).catch(() => undefined) : undefined;
-  if (parseClaim(target)) await unlink(file).catch(() => undefined);
-}
+/** Removes a claim file of ours; a claim that cannot be removed is left, as a lower generation only. */
+const removeOwn = (file: string): Promise<void> => removeOwnFile(file).catch(() => undefined);
 
 function parseClaim(text: string | undefined): Claim | undefined {
   try {

@@ -1,9 +1,9 @@
-import { symlink, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FileWriter } from './file-writer.js';
 import { Flusher } from './flusher.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
-import { remakeBelow, unlessCode } from './private-dir.js';
+import { remakeBelow } from './private-dir.js';
 import { withTimeLimit } from './time-limit.js';
 
 /**
@@ -90,19 +90,6 @@ export class Disk {
     );
     if (made) this.flusher?.published(target);
     return made;
-  }
-
-  /**
-   * Makes `target` a symbolic link whose target is `text`, only if no file has that name yet:
-   * true if this call made it. One step, which no two processes can both take and which leaves
-   * the link whole or absent whatever happens; the link is never followed, only read back
-   * (readlink). Rejects where the file system makes no links.
-   */
-  async createLink(target: string, text: string): Promise<boolean> {
-    const made = await this.limit(`creating ${target}`, (signal) =>
-      this.inFolders(target, signal, () => symlink(text, target).then(() => true, unlessCode('EEXIST'))),
-    );
-    return made === true;
   }
 
   /** A file written piece by piece, then given its name whole. */
