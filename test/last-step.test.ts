@@ -35,18 +35,24 @@ class HeldAnswers extends RunStore {
   constructor(
     root: string,
     private readonly held: (fileName: string) => boolean,
+    /** final.md cannot be made when the synthesis starts (the disk full at that moment, say). */
+    private readonly earlyFinalFails = false,
   ) {
     super(root);
   }
 
   override async createRun(name?: string): Promise<RunFolder> {
     const folder = await super.createRun(name);
-    const { released, held } = this;
+    const { released, held, earlyFinalFails } = this;
     return new Proxy(folder, {
       get(target, property) {
         if (property === 'writer') {
           return (fileName: string) => {
             const writer = target.writer(fileName);
+            if (fileName === 'final.md' && earlyFinalFails) {
+              void writer.discard();
+              return { ...writer, write: () => undefined, finish: () => Promise.reject(new Error('ENOSPC: no space left on device')) };
+            }
             return held(fileName) ? { ...writer, finish: async () => (await released, writer.finish()) } : writer;
           };
         }
@@ -61,13 +67,19 @@ class HeldAnswers extends RunStore {
 async function startRun(
   prefix: string,
   answer: string,
-  options: { env?: Record<string, string>; second?: boolean; held?: (fileName: string) => boolean; synth?: Behaviour } = {},
+  options: {
+    env?: Record<string, string>;
+    second?: boolean;
+    held?: (fileName: string) => boolean;
+    synth?: Behaviour;
+    earlyFinalFails?: boolean;
+  } = {},
 ) {
-  const { env = {}, second = false, held = () => true, synth = { answer: 'merged', delayMs: 10 } } = options;
+  const { env = {}, second = false, held = () => true, synth = { answer: 'merged', delayMs: 10 }, earlyFinalFails } = options;
   fake.on(`${prefix}/a`, { answer, delayMs: 10 });
   fake.on(`${prefix}/b`, { answer: 'b says', delayMs: 150 });
   fake.on(`${prefix}/synth`, synth);
-  const store = new HeldAnswers(await tempDir(), held);
+  const store = new HeldAnswers(await tempDir(), held, earlyFinalFails);
   const config = loadConfig({
     OPENROUTER_API_KEY: VALID_KEY,
     OPENROUTER_BASE_URL: fake.url,
@@ -149,5 +161,13 @@ describe('the last step of a run', () => {
     expect(await journal()).toMatchObject({ status: 'candidates_only', synthesis: { status: 'failed' } });
     expect(await readdir(path.join(store.rootDir, run.id))).not.toContain('final.md');
     expect(await readdir(staging)).toEqual([]);
+  });
+
+  it('writes final.md whole when the file made as the synthesis started failed, with no warning', async () => {
+    const { store, run, journal } = await startRun('late-final', 'a says', { earlyFinalFails: true });
+    store.release();
+    await run.settled;
+    expect(await journal()).toMatchObject({ status: 'complete', synthesis: { file: 'final.md' }, warnings: [] });
+    expect(await readFile(path.join(store.rootDir, run.id, 'final.md'), 'utf8')).toBe('merged');
   });
 });

@@ -4,7 +4,8 @@ import { chmod, chown, lutimes, mkdir, open, readFile, readdir, stat, symlink, u
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Flusher } from '../src/store/flusher.js';
 import { RunStore, isRunId, newRunId, type RunFolder } from '../src/store/run-store.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
@@ -168,8 +169,26 @@ describe('RunStore: run folders, files and the index', () => {
     expect(await journal()).toBe('second');
 
     await folder.write('run.json', 'third', { after: Promise.resolve(false) });
+    await folder.write('run.json', 'fourth', { after: Promise.reject(new Error('final.md: no space left on device')) });
     expect(await journal()).toBe('second');
     expect(await readdir(staging)).toEqual([]);
+  });
+
+  it('flushes a file written piece by piece to the disk once it has its name, when asked to (final.md), as a file written whole', async () => {
+    const published = vi.spyOn(Flusher.prototype, 'published');
+    try {
+      const folder = await new RunStore(await tempDir()).createRun();
+      const answer = folder.writer('answer.md');
+      answer.write('streamed');
+      await answer.finish();
+      const final = folder.writer('final.md', { flush: true });
+      final.write('synthesized');
+      const file = await final.finish();
+      // Only final.md: an answer of any length is not flushed.
+      expect(published.mock.calls.map(([target]) => target)).toEqual([file]);
+    } finally {
+      published.mockRestore();
+    }
   });
 
   it('writes a file piece by piece, visible only once whole; a discarded one leaves nothing', async () => {

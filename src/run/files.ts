@@ -51,10 +51,11 @@ export class RunFiles {
 
   /**
    * A file written as its text arrives (an answer too long to hold whole): `finish` resolves
-   * to its name once it is whole on disk, or to undefined, with a warning, when it could not be.
+   * to its name once it is whole on disk, or to undefined, with a warning (unless `warn` is
+   * false: the caller has another way), when it could not be. `flush`: see RunFolder.writer.
    */
-  writer(name: string): AnswerWriter {
-    const opened = this.folder.then((folder) => folder?.writer(name)).catch((error: unknown) => this.failed(name, error));
+  writer(name: string, { warn = true, flush = false } = {}): AnswerWriter {
+    const opened = this.folder.then((folder) => folder?.writer(name, { flush })).catch((error: unknown) => this.failed(name, error));
     // Once the file is open, pieces go to it directly, and its request to wait (it is behind) goes back to the reader.
     let open: Awaited<typeof opened> | undefined;
     void opened.then((writer) => (open = writer));
@@ -64,7 +65,7 @@ export class RunFiles {
         const writer = await opened;
         return writer?.finish().then(
           () => name,
-          (error: unknown) => this.failed(name, error),
+          (error: unknown) => (warn ? this.failed(name, error) : undefined),
         );
       },
       discard: async () => {

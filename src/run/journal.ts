@@ -67,7 +67,7 @@ export class RunJournal {
 
   /** The synthesis has started: final.md is made now, while the synthesizer works, and filled once it answers. */
   openSynthesis(): void {
-    this.finalWriter ??= this.files?.writer(FINAL_FILE);
+    this.finalWriter ??= this.files?.writer(FINAL_FILE, { warn: false, flush: true });
   }
 
   /** No synthesis is saved (none answered, or the run was stopped): the final.md made for it goes. */
@@ -94,9 +94,10 @@ export class RunJournal {
   private async saveFinal(answer: string): Promise<string | undefined> {
     const writer = this.finalWriter;
     this.finalWriter = undefined;
-    if (!writer) return this.files?.save(FINAL_FILE, answer);
-    await writer.write(answer);
-    return writer.finish();
+    await writer?.write(answer);
+    // Made when the synthesis started, the file may have failed then (a disk full at that moment):
+    // it is written whole now, with a warning only if that fails too.
+    return (await writer?.finish()) ?? this.files?.save(FINAL_FILE, answer);
   }
 
   /** A council member's whole reply, beside the answer it is about. */

@@ -78,10 +78,10 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
 }
 
 /** A candidate that has answered or failed. */
-export type Settled = Extract<CandidateRecord, { status: 'answered' | 'failed' }>;
+export type SettledCandidate = Extract<CandidateRecord, { status: 'answered' | 'failed' }>;
 
 /** A candidate that answered; its files are named once they are on disk (`nameFiles`). */
-export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): Settled {
+export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): SettledCandidate {
   return {
     index: candidate.index,
     model: candidate.model,
@@ -96,7 +96,7 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
 }
 
 /** A candidate that failed; the file of its reasoning, if any, is named once it is on disk (`nameFiles`). */
-export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): Settled {
+export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): SettledCandidate {
   return {
     index: candidate.index,
     model: candidate.model,
@@ -107,7 +107,7 @@ export function failedCandidate(candidate: CandidateRecord, error: ModelError, m
 }
 
 /** Names a candidate's files, once they are on disk. */
-export function nameFiles(candidate: Settled, saved: { file?: string; reasoningFile?: string }): void {
+export function nameFiles(candidate: SettledCandidate, saved: { file?: string; reasoningFile?: string }): void {
   if (saved.file && candidate.status === 'answered') candidate.file = saved.file;
   if (saved.reasoningFile) candidate.reasoning_file = saved.reasoningFile;
 }

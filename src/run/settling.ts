@@ -1,4 +1,4 @@
-import { nameFiles, type Settled } from './new-record.js';
+import { nameFiles, type SettledCandidate } from './new-record.js';
 import type { CandidateRecord } from './record.js';
 
 /**
@@ -8,7 +8,7 @@ import type { CandidateRecord } from './record.js';
  */
 export class SettlingCandidates {
   /** By 0-based index. */
-  private readonly pending = new Map<number, Settled>();
+  private readonly pending = new Map<number, SettledCandidate>();
 
   constructor(
     /** The record's candidates. */
@@ -23,7 +23,7 @@ export class SettlingCandidates {
   }
 
   /** `candidate` settled: it goes into the record, naming its files, once `files` are on disk. */
-  async settle(index: number, candidate: Settled, files: Promise<{ file?: string; reasoningFile?: string }>): Promise<void> {
+  async settle(index: number, candidate: SettledCandidate, files: Promise<{ file?: string; reasoningFile?: string }>): Promise<void> {
     this.pending.set(index, candidate);
     nameFiles(candidate, await files);
     this.pending.delete(index);

@@ -37,7 +37,8 @@ interface Lane {
  * waiting. A newer content replaces the waiting one, so a file rewritten at every step
  * (a run's journal) costs at most two writes however fast the steps come, and an older
  * version never lands after a newer one. Every caller's promise settles once its content,
- * or a newer one, is written (or that write failed).
+ * or a newer one, is written (or that write failed, or, written `after` the files it names, was
+ * not to be put in place: see Disk.writeFile).
  *
  * A write made with `catchUp` does not give up when it fails: its callers learn of the
  * failure, and the latest content is tried again with backoff until it lands or a newer
@@ -57,6 +58,8 @@ export class CoalescingWriter {
     // A newer content replaces the one waiting to be tried again.
     clearTimeout(lane.retry);
     lane.retry = undefined;
+    // Read when its write comes (Disk.writeFile); until then, a rejection is not left unhandled.
+    void after?.catch(() => undefined);
     lane.next ??= { content, catchUp, after, callers: deferred() };
     Object.assign(lane.next, { content, catchUp, after });
     const { promise } = lane.next.callers;

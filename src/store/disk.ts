@@ -59,12 +59,14 @@ export class Disk {
     await this.limit(`writing ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
     );
-    this.flusher?.published(target);
+    this.published(target);
   }
 
   private async writeFileAfter(target: string, content: string, after: Promise<boolean>): Promise<void> {
+    // A promise that rejects says no as one that resolves false does: the files it waited for are not all there.
+    const whole = after.catch(() => false);
     const temporary = await this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
-    if (!(await after)) {
+    if (!(await whole)) {
       if (temporary) await this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
       return;
     }
@@ -76,7 +78,7 @@ export class Disk {
         () => false,
       ));
     if (!published) return this.writeFile(target, content);
-    this.flusher?.published(target);
+    this.published(target);
   }
 
   /**
@@ -88,8 +90,13 @@ export class Disk {
     const made = await this.limit(`creating ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, signal), target, signal)),
     );
-    if (made) this.flusher?.published(target);
+    if (made) this.published(target);
     return made;
+  }
+
+  /** `target` has just been given its name: a durable store flushes it to the disk soon (see Flusher). */
+  published(target: string): void {
+    this.flusher?.published(target);
   }
 
   /** A file written piece by piece, then given its name whole. */

@@ -159,17 +159,23 @@ export class RunFolder {
     return this.writes.flushed(fileName);
   }
 
-  /** Writes `fileName` piece by piece: it appears, whole, once `finish` resolves. */
-  writer(fileName: string): Pick<FileWriter, 'write' | 'discard'> & { finish(): Promise<string> } {
+  /**
+   * Writes `fileName` piece by piece: it appears, whole, once `finish` resolves. With `flush`, it
+   * is flushed to the disk after, as files written whole are (an answer of any length is not:
+   * flushing hundreds of megabytes would hold the threads every other file operation needs).
+   */
+  writer(fileName: string, { flush = false } = {}): Pick<FileWriter, 'write' | 'discard'> & { finish(): Promise<string> } {
     checkName(fileName, FILE_NAME, 'file name');
-    const writer = this.disk.writer(path.join(this.dir, fileName));
+    const target = path.join(this.dir, fileName);
+    const writer = this.disk.writer(target);
     return {
       write: (text) => writer.write(text),
       discard: () => writer.discard(),
       finish: async () => {
         await writer.finish();
         this.written.add(fileName);
-        return path.join(this.dir, fileName);
+        if (flush) this.disk.published(target);
+        return target;
       },
     };
   }
