@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HOST_V8_FLAGS } from '../../src/host/connect.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
 import { startFakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
@@ -159,6 +160,8 @@ describe('a run outlives its server process', () => {
     expect(results.map(({ data }) => data!.status)).toEqual(Array(6).fill('complete'));
     const hosts = await hostsUnder(outputDir);
     expect(hosts).toHaveLength(1);
+    // V8's flags for a process that lives long and works in bursts (src/host/connect.ts) reach it.
+    expect((await readFile(`/proc/${hosts[0]}/cmdline`, 'utf8')).split('\0')).toEqual(expect.arrayContaining(HOST_V8_FLAGS));
     const owners = await Promise.all(results.map(async ({ data }) => (await journal(data!.run_folder!)).owner.pid));
     expect(new Set(owners)).toEqual(new Set(hosts));
     await Promise.all(sessions.map((session) => session.close()));
