@@ -16,17 +16,17 @@ const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
 /**
- * The run host's heap, set for a process that lives long, mostly idle, and takes its work in
+ * The run host's V8 settings, for a process that lives long, mostly idle, and takes its work in
  * bursts (bench/RESULTS.md):
  * - a young generation of 4 MiB a half rather than 16 (its garbage is short-lived: stream events)
  *   takes the peak of 8 calls of 5 answers of 2 MiB from 139 to 116 MiB;
  * - compiling undici's HTTP parser (WebAssembly) with the baseline compiler alone spares a 35 MiB
  *   spike at the first request;
- * - no memory reducer: V8's shrinks the heap some seconds after each burst, so that the next burst,
- *   a user's next call, grows it back through a dozen full collections. Without it, 50 clients'
- *   calls at once after an idle took 495 ms rather than 605, and the host 504 ms of CPU rather
- *   than 717, at a lower peak (158 MiB rather than 169); what it costs is the heap a burst left,
- *   kept while idle (147 MiB rather than 106 after those 50 calls), until the next collection.
+ * - no memory reducer: V8's reducer shrinks the heap some seconds after each burst, so that the
+ *   next burst, a user's next call, grows it back through seven or eight full collections.
+ *   Without it, 50 clients' calls at once after an idle took 495 ms rather than 605, and the host
+ *   504 ms of CPU rather than 717; what it costs is the heap a burst left, kept while idle (147 MiB
+ *   rather than 106 after those 50 calls) until the next collection.
  */
 export const HOST_V8_FLAGS = ['--max-semi-space-size=4', '--liftoff-only', '--no-memory-reducer'];
 /**
