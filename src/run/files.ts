@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { WriteOptions } from '../store/coalesce.js';
 import { fileSafe, type RunFolder } from '../store/run-store.js';
 import type { RunRecord } from './record.js';
 
@@ -31,7 +32,7 @@ export class RunFiles {
   }
 
   /** Saves `text` as `name`; resolves to the name once it is on disk, or undefined (with a warning) when it could not be. */
-  async save(name: string, text: string, options: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<string | undefined> {
+  async save(name: string, text: string, options: WriteOptions = {}): Promise<string | undefined> {
     const folder = await this.folder;
     if (!folder) return undefined;
     try {

@@ -13,6 +13,12 @@ interface Deferred {
   reject: (error: unknown) => void;
 }
 
+/** How a file is written: `catchUp`, tried again until it lands; `after`, put in place only once it resolves true (see Disk.writeFile). */
+export interface WriteOptions {
+  catchUp?: boolean;
+  after?: Promise<boolean>;
+}
+
 interface Job {
   content: string;
   catchUp: boolean;
@@ -53,7 +59,7 @@ export class CoalescingWriter {
     private readonly backoff: Backoff = CATCH_UP_BACKOFF,
   ) {}
 
-  write(key: string, content: string, { catchUp = false, after }: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<void> {
+  write(key: string, content: string, { catchUp = false, after }: WriteOptions = {}): Promise<void> {
     const lane = this.lanes.get(key) ?? this.newLane(key);
     // A newer content replaces the one waiting to be tried again.
     clearTimeout(lane.retry);

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestClaims } from './claims.js';
-import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
+import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff, type WriteOptions } from './coalesce.js';
 import { Disk } from './disk.js';
 import type { FileWriter } from './file-writer.js';
 import { sweepStaleTemporaries } from './files.js';
@@ -141,7 +141,7 @@ export class RunFolder {
    * tried again, with backoff, until it lands: see `dirty` and `flushed`. With `after`, it is put
    * in place only once `after` resolves true (see Disk.writeFile).
    */
-  async write(fileName: string, content: string, options: { catchUp?: boolean; after?: Promise<boolean> } = {}): Promise<string> {
+  async write(fileName: string, content: string, options: WriteOptions = {}): Promise<string> {
     checkName(fileName, FILE_NAME, 'file name');
     // Noted first: a write that catches up may land after this call has failed.
     this.written.add(fileName);
