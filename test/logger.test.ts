@@ -65,7 +65,7 @@ describe('the log file (issue 10, item 9)', () => {
 describe('DroppingSink (issue 10, item 10)', () => {
   it('drops lines, without blocking, while the destination does not keep up; then says how many it dropped', async () => {
     const slow = new PassThrough({ highWaterMark: 64, readableHighWaterMark: 64 });
-    const sink = new DroppingSink(slow, 1000);
+    const sink = new DroppingSink(slow, { maxWaitingBytes: 1000 });
     const line = `${'x'.repeat(99)}\n`;
     for (let i = 0; i < 100; i++) sink.write(line);
     expect(slow.writableLength).toBeLessThanOrEqual(1000);
@@ -113,8 +113,26 @@ describe('DroppingSink (issue 10, item 10)', () => {
 
   it('still writes a line longer than its limit when nothing is waiting', () => {
     const idle = new PassThrough();
-    new DroppingSink(idle, 1000).write(`${'y'.repeat(5000)}\n`);
+    new DroppingSink(idle, { maxWaitingBytes: 1000 }).write(`${'y'.repeat(5000)}\n`);
     expect(idle.read().toString()).toHaveLength(5001);
+  });
+
+  it('writes the lines of one turn of the event loop together once the turn has run, when asked to (the log file)', async () => {
+    const batches: string[][] = [];
+    const file = new Writable({
+      writev(chunks, done) {
+        batches.push(chunks.map(({ chunk }) => String(chunk)));
+        done();
+      },
+    });
+    const sink = new DroppingSink(file, { perTurn: true });
+    for (const line of ['one\n', 'two\n', 'three\n']) sink.write(line);
+    expect(batches).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([['one\n', 'two\n', 'three\n']]);
+    sink.write('four\n');
+    await sink.drained(5000);
+    expect(batches).toEqual([['one\n', 'two\n', 'three\n'], ['four\n']]);
   });
 
   it('stops writing to a destination that failed (EPIPE), and never throws', async () => {

@@ -4,6 +4,16 @@ import { Writable } from 'node:stream';
 /** About how many bytes a destination may hold waiting before new lines are dropped. */
 const MAX_WAITING_BYTES = 1024 * 1024;
 
+export interface SinkOptions {
+  maxWaitingBytes?: number;
+  /**
+   * The lines of one turn of the event loop go out together once it has run, so that logging
+   * never puts a write to the disk ahead of the turn's own work (a request going out, a file
+   * the caller waits for).
+   */
+  perTurn?: boolean;
+}
+
 /**
  * Where pino writes a log line: it never blocks the event loop and never throws. A line
  * goes to `stream` unless too much is already waiting (a stderr pipe nobody reads, a slow
@@ -21,10 +31,17 @@ export class DroppingSink {
     if (--this.unwritten === 0) for (const waiter of this.waiters) waiter();
   };
 
+  private readonly maxWaitingBytes: number;
+  private readonly perTurn: boolean;
+  /** The stream is corked until the end of this turn of the event loop (see `perTurn`). */
+  private corked = false;
+
   constructor(
     private readonly stream: Writable,
-    private readonly maxWaitingBytes = MAX_WAITING_BYTES,
+    { maxWaitingBytes = MAX_WAITING_BYTES, perTurn = false }: SinkOptions = {},
   ) {
+    this.maxWaitingBytes = maxWaitingBytes;
+    this.perTurn = perTurn;
     stream.on('error', () => {
       this.failed = true;
       // A failed stream may never call back for the lines it held: nobody waits for them.
@@ -41,6 +58,7 @@ export class DroppingSink {
       return;
     }
     try {
+      if (this.perTurn) this.corkForTurn();
       this.unwritten++;
       this.stream.write(line, this.lineWritten);
     } catch {
@@ -61,6 +79,16 @@ export class DroppingSink {
       };
       const timer = setTimeout(done, ms);
       this.waiters.add(done);
+    });
+  }
+
+  private corkForTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.stream.uncork();
     });
   }
 

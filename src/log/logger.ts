@@ -38,6 +38,7 @@ export function createLogger(options: { level: LogLevel; file?: string | undefin
       fileStream(openLogFile(file), (error) => {
         stderr.write(warningLine('cannot write the log file: its lines are dropped until it works again', { file, code: error.code }));
       }),
+      { perTurn: true },
     );
     streams.push({ level: options.level, stream: sink });
     sinks.push(sink);
