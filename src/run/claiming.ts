@@ -62,16 +62,22 @@ export async function claimRequest<A, B, R>(
     const id = newRunId();
     // What the claim that was taken admitted (a lost race judges again).
     let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
+    // A new run is the likely outcome: its claim is written while the request is judged.
+    const newRun: Claim = { run_id: id, owner, at: new Date().toISOString() };
     const taken = await store.claims
-      .take(key, async (latest) => {
-        const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
-        if ('follow' in verdict) return undefined;
-        admission =
-          'resume' in verdict
-            ? { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) }
-            : { start: allowed(await admit.fresh()) };
-        return { run_id: 'resume' in verdict ? verdict.resume.id : id, owner, at: new Date().toISOString() };
-      })
+      .take(
+        key,
+        async (latest) => {
+          const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
+          if ('follow' in verdict) return undefined;
+          admission =
+            'resume' in verdict
+              ? { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) }
+              : { start: allowed(await admit.fresh()) };
+          return 'resume' in verdict ? { run_id: verdict.resume.id, owner, at: new Date().toISOString() } : newRun;
+        },
+        newRun,
+      )
       .catch((error: unknown) => {
         if (error instanceof NotAdmitted) return { refused: error.refusal as R };
         throw error;
