@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.js';
 import { DroppingSink } from '../src/log/log-sink.js';
 import { createLogger } from '../src/log/logger.js';
+import { promisify } from 'node:util';
 import { tempDir } from './support/harness.js';
+import { projectRoot } from './support/install.js';
 import { within } from './support/wait.js';
 
 const flushed = (logger: Logger) => new Promise<void>((resolve) => logger.flush(() => resolve()));
@@ -33,6 +36,20 @@ describe('the log file (issue 10, item 9)', () => {
     expect(await mode(path.dirname(file))).toBe(0o700);
     expect(await mode(path.dirname(path.dirname(file)))).toBe(0o700);
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ msg: 'first line', n: 1 });
+  });
+
+  it('gets the line logged just before the process exits, flushed or not (a fatal error, a second Ctrl-C)', async () => {
+    const file = path.join(await tempDir(), 'server.log');
+    const module = JSON.stringify(path.join(projectRoot, 'src', 'log', 'logger.ts'));
+    const script = [
+      `import { createLogger } from ${module};`,
+      `createLogger({ level: 'info', file: ${JSON.stringify(file)}, stderrLevel: 'silent' }).fatal('last words');`,
+      'process.exit(1);',
+    ].join('\n');
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot }).catch(
+      (error: { code?: number }) => expect(error.code).toBe(1),
+    );
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ msg: 'last words' });
   });
 
   it('is never opened through a symbolic link: one clear error naming PARALLEL_LLM_LOG_FILE, and the target untouched', async () => {

@@ -46,7 +46,8 @@ async function runHost(args: string[], config: Config): Promise<void> {
   await ensureHostDir(paths.dir);
   // Its own log starts afresh past a size (the previous one kept beside it); a log file the user set is the user's.
   if (!config.logFile) await keepLogSmall(paths.log);
-  const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent' });
+  // Every exit of the host flushes its log (stopper), so its lines may wait for the end of their turn.
+  const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent', fileLinesPerTurn: true });
   const client = OpenRouterClient.fromConfig(config, logger);
   const { runs, service } = localRuns(config, client, logger);
   const startedAt = new Date().toISOString();

@@ -9,7 +9,7 @@ export interface SinkOptions {
   /**
    * The lines of one turn of the event loop go out together once it has run, so that logging
    * never puts a write to the disk ahead of the turn's own work (a request going out, a file
-   * the caller waits for).
+   * the caller waits for). Lines of the turn a process exits in without `drained` are lost.
    */
   perTurn?: boolean;
 }
@@ -42,11 +42,7 @@ export class DroppingSink {
   ) {
     this.maxWaitingBytes = maxWaitingBytes;
     this.perTurn = perTurn;
-    stream.on('error', () => {
-      this.failed = true;
-      // A failed stream may never call back for the lines it held: nobody waits for them.
-      for (const waiter of this.waiters) waiter();
-    });
+    stream.on('error', () => this.fail());
     stream.on('drain', () => this.reportDropped());
   }
 
@@ -88,8 +84,18 @@ export class DroppingSink {
     this.stream.cork();
     setImmediate(() => {
       this.corked = false;
-      this.stream.uncork();
+      try {
+        this.stream.uncork();
+      } catch {
+        this.fail();
+      }
     });
+  }
+
+  private fail(): void {
+    this.failed = true;
+    // A failed stream may never call back for the lines it held: nobody waits for them.
+    for (const waiter of this.waiters) waiter();
   }
 
   private reportDropped(): void {

@@ -23,7 +23,13 @@ const FLUSH_MS = 250;
  * never throws: lines that cannot be written in time are dropped (see DroppingSink), and
  * `logger.flush(done)` waits a moment for the rest. A bad `file` throws a ConfigError.
  */
-export function createLogger(options: { level: LogLevel; file?: string | undefined; stderrLevel?: LogLevel }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  file?: string | undefined;
+  stderrLevel?: LogLevel;
+  /** The file's lines of one turn of the event loop written together after it (see DroppingSink): for a process whose every exit flushes its log. */
+  fileLinesPerTurn?: boolean;
+}): Logger {
   const streams: pino.StreamEntry[] = [];
   const sinks: DroppingSink[] = [];
   const stderrLevel = options.stderrLevel ?? options.level;
@@ -38,7 +44,7 @@ export function createLogger(options: { level: LogLevel; file?: string | undefin
       fileStream(openLogFile(file), (error) => {
         stderr.write(warningLine('cannot write the log file: its lines are dropped until it works again', { file, code: error.code }));
       }),
-      { perTurn: true },
+      { perTurn: options.fileLinesPerTurn ?? false },
     );
     streams.push({ level: options.level, stream: sink });
     sinks.push(sink);

@@ -41,8 +41,8 @@ export class LocalRunService implements RunService {
     const started = await this.runs.start(request, options);
     if ('refused' in started) return started;
     const { run, joined } = started;
-    // A new run's requests are on the wire before its reply is made: the caller needs nothing
-    // from the reply sooner than the upstream answers (measured: the models are asked ~0.4 ms sooner).
+    // A new run's requests go out (on connections already open) before its reply is made: the
+    // caller needs nothing from the reply sooner than the upstream answers (bench/RESULTS.md).
     if (joined !== 'attached') await nextTurn();
     if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
