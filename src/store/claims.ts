@@ -106,7 +106,7 @@ export class RequestClaims {
     const dir = this.folderOf(key);
     // The file of the claim `next` is likely to return is written while the folder is made and
     // `next` decides: if it returns that very claim, making it takes only a link.
-    let prepared = likely && this.disk.prepare(generationFile(dir, 1), claimText(likely));
+    let prepared = likely && this.disk.prepareFile(generationFile(dir, 1), claimText(likely));
     try {
       // A request's first claim makes its folder: a folder this call made holds no claim to read;
       // one that was there is checked by `latest`.
@@ -126,7 +126,7 @@ export class RequestClaims {
       }
       throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
     } finally {
-      if (prepared) this.disk.unprepare(prepared);
+      if (prepared) this.disk.dropPrepared(prepared);
     }
   }
 

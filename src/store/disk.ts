@@ -67,7 +67,7 @@ export class Disk {
     const whole = after.catch(() => false);
     const temporary = await this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
     if (!(await whole)) {
-      if (temporary) await this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
+      if (temporary) await this.removeTemporary(temporary);
       return;
     }
     // No temporary file (the staging folder was removed, say), or no folder to rename it into: written the usual way, which makes them again.
@@ -87,7 +87,7 @@ export class Disk {
    * which blocks nobody (its process is gone with the power).
    */
   async createFile(target: string, content: string, prepared?: Promise<string | undefined>): Promise<boolean> {
-    // `prepared`, written by `prepare` with this very content, is put in place as it is; if it could not be written, or on a second try, a new one is.
+    // `prepared`, written by `prepareFile` with this very content, is put in place as it is; if it could not be written, or on a second try, a new one is.
     let ready = await prepared;
     const made = await this.limit(`creating ${target}`, (signal) =>
       this.inFolders(target, signal, async () => {
@@ -102,17 +102,20 @@ export class Disk {
 
   /**
    * A temporary file holding `content`, written now for `createFile` to put in place later as
-   * `target` (undefined when it could not be written). One that is not used goes (`unprepare`).
+   * `target` (undefined when it could not be written). One that is not used goes (`dropPrepared`).
    */
-  prepare(target: string, content: string): Promise<string | undefined> {
+  prepareFile(target: string, content: string): Promise<string | undefined> {
     return this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
   }
 
   /** A prepared file that will not be used is removed. */
-  unprepare(prepared: Promise<string | undefined>): void {
-    void prepared
-      .then((temporary) => (temporary ? this.limit(`removing ${temporary}`, () => unlink(temporary)) : undefined))
-      .catch(() => undefined);
+  dropPrepared(prepared: Promise<string | undefined>): void {
+    void prepared.then((temporary) => (temporary ? this.removeTemporary(temporary) : undefined));
+  }
+
+  /** Removes a temporary file of ours, within the limit; one that cannot be removed is left to the sweep. */
+  removeTemporary(temporary: string): Promise<void> {
+    return this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
   }
 
   /** `target` has just been given its name: a durable store flushes it to the disk soon (see Flusher). */

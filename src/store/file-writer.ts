@@ -181,7 +181,7 @@ export class FileWriter {
   }
 
   private remove(): Promise<void> {
-    return this.disk.limit(`removing ${this.temporary}`, () => unlink(this.temporary)).catch(() => undefined);
+    return this.disk.removeTemporary(this.temporary);
   }
 }
 
