@@ -178,7 +178,7 @@ async function measureCalls(side: Side, models: string[]): Promise<Measured> {
     // A host that started or ended within the window would make the CPU sums wrong: it must be the one before and after.
     measured.hosts = [...new Set([...before.hosts, ...after.hosts])];
     measured.servers = Math.min(before.servers.length, after.servers.length);
-    measured.hosts.forEach((pid) => hostsSeen.add(pid));
+    for (const pid of measured.hosts) hostsSeen.add(pid);
   }
   return measured;
 }
@@ -238,7 +238,7 @@ async function measureRound(r: number, keep: boolean): Promise<void> {
     );
   }
   const quiet = await idle();
-  if (keep) (['ours', 'minimal'] as const).forEach((side) => results.idle[side].push(quiet[side]));
+  if (keep) for (const side of ['ours', 'minimal'] as const) results.idle[side].push(quiet[side]);
   process.stderr.write(
     `  idle ${IDLE_MS / 1000} s after: ours host ${round(quiet.ours.hostCpuMs, 0)} ms, all ${round(quiet.ours.allCpuMs, 0)} ms; minimal ${round(quiet.minimal.allCpuMs, 0)} ms\n`,
   );
@@ -253,7 +253,7 @@ const { hosts: hostsAtEnd, servers: serversAtEnd } = await productProcesses();
 const hostPeakMiB = hostsAtEnd.length === 1 ? await rssMiB(hostsAtEnd[0]!, 'VmHWM') : NaN;
 const minimalPeakMiB = await rssMiB(minimal.pid, 'VmHWM');
 const serverRss = await Promise.all(serversAtEnd.map((pid) => rssMiB(pid, 'VmRSS')));
-hostsAtEnd.forEach((pid) => hostsSeen.add(pid));
+for (const pid of hostsAtEnd) hostsSeen.add(pid);
 
 // Stop every process: the servers (each client closes its own), then the host they shared, then whatever outlived both.
 await Promise.all(sessions.map((session) => session.client.close()));

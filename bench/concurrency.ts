@@ -6,7 +6,7 @@ const LIMIT = 5;
 
 const fake = await startFakeOpenRouter();
 const models = ['c/1', 'c/2', 'c/3', 'c/4', 'c/5'];
-models.forEach((model, i) => fake.on(model, { answer: `answer ${i}`, delayMs: 50 + 25 * i }));
+for (const [i, model] of models.entries()) fake.on(model, { answer: `answer ${i}`, delayMs: 50 + 25 * i });
 fake.on('c/synth', { answer: 'synthesized', delayMs: 50 });
 const { binPath, cleanup } = await installedBin();
 const env = serverEnv(fake, await tempOutputDir(), {

@@ -22,7 +22,7 @@ const models = ['n/1', 'n/2', 'n/3', 'n/4', 'n/5'];
 
 async function connectionsFor(server: ServerCommand): Promise<number> {
   const fake = await startFakeOpenRouter();
-  models.forEach((model, i) => fake.on(model, { answer: `answer ${i}`, delayMs: 20 + 10 * i }));
+  for (const [i, model] of models.entries()) fake.on(model, { answer: `answer ${i}`, delayMs: 20 + 10 * i });
   fake.on('n/synth', { answer: 'synthesized', delayMs: 20 });
   const env = serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'n/synth' });
   const session = await connect(server, env);

@@ -49,12 +49,12 @@ export function filesystemOf(dir: string): Filesystem | undefined {
 function mountOf(line: string): Mount {
   const fields = line.split(' ');
   const after = fields.indexOf('-');
-  const unescape = (text: string) => text.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  const unescaped = (text: string) => text.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
   return {
     devNumber: fields[2]!,
-    mountPoint: unescape(fields[4]!),
+    mountPoint: unescaped(fields[4]!),
     type: fields[after + 1]!,
-    device: unescape(fields[after + 2]!),
+    device: unescaped(fields[after + 2]!),
     mountOptions: fields[5]!,
     superOptions: fields[after + 3]!,
   };

@@ -83,7 +83,7 @@ async function synthesisPromptFor3x2MB(): Promise<{ candidateChars: number; synt
   const fake = await startFakeOpenRouter();
   const size = 2 * 1024 * 1024;
   const models = ['big/1', 'big/2', 'big/3'];
-  models.forEach((model, i) => fake.on(model, { answer: String.fromCharCode(97 + i).repeat(size), chunks: 64 }));
+  for (const [i, model] of models.entries()) fake.on(model, { answer: String.fromCharCode(97 + i).repeat(size), chunks: 64 });
   fake.on('big/synth', { answer: 'merged' });
   const { binPath, cleanup } = await installedBin();
   const session = await connect(

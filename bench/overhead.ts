@@ -29,7 +29,7 @@ const TARGET_MS = 3;
 
 const fake = await startFakeOpenRouter();
 const models = ['o/100', 'o/200', 'o/300', 'o/400', 'o/500'];
-models.forEach((model, i) => fake.on(model, { answer: `answer ${i}`, delayMs: 100 * (i + 1) }));
+for (const [i, model] of models.entries()) fake.on(model, { answer: `answer ${i}`, delayMs: 100 * (i + 1) });
 fake.on('o/synth', { answer: 'synthesized', delayMs: 100 });
 const { ours, reference, cleanup } = await serversUnderTest();
 const env = async (extra: Record<string, string> = {}) =>

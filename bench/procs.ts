@@ -68,7 +68,7 @@ export function samplePeakRss(paths: string[], everyMs = 20, rescanMs = 250): { 
     while (running) {
       if (performance.now() - scannedAt >= rescanMs) {
         pids = await pidsRunning(paths);
-        pids.forEach((pid) => seen.add(pid));
+        for (const pid of pids) seen.add(pid);
         scannedAt = performance.now();
       }
       peak = Math.max(peak, await rssMiB(pids));

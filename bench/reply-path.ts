@@ -49,7 +49,7 @@ interface Noted {
 
 const fake = await startFakeOpenRouter();
 const models = ['o/100', 'o/200', 'o/300', 'o/400', 'o/500'];
-models.forEach((model, i) => fake.on(model, { answer: `answer ${i}`, delayMs: 100 * (i + 1) }));
+for (const [i, model] of models.entries()) fake.on(model, { answer: `answer ${i}`, delayMs: 100 * (i + 1) });
 fake.on(SYNTHESIZER, { answer: 'synthesized', delayMs: 100 });
 const { binPath, cleanup } = await installedBin();
 const notedDir = await mkdtemp(path.join(os.tmpdir(), 'reply-path-'));

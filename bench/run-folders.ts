@@ -18,7 +18,10 @@ const shared = process.env.BENCH_RUN_FOLDERS;
 export const runFoldersRoot = (): string => shared ?? os.tmpdir();
 
 const made: string[] = [];
-if (!shared) process.once('exit', () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+if (!shared)
+  process.once('exit', () => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
 
 export async function tempOutputDir(): Promise<string> {
   const dir = path.join(runFoldersRoot(), `parallel-llm-bench-${process.pid}-${made.length}`);

@@ -102,7 +102,8 @@ async function oneRun(session: Session, fake: FakeOpenRouter, scale: Scale, mode
 async function measure(scale: Scale, binPath: string) {
   const fake = await startFakeOpenRouter({ keepAliveCommentMs: 1000 });
   const models = CANDIDATE_S.map((_, i) => `runs/candidate-${i + 1}`);
-  models.forEach((model, i) => fake.on(model, { answer: `answer of ${model}`, delayMs: CANDIDATE_S[i]! * 1000 * scale.factor }));
+  for (const [i, model] of models.entries())
+    fake.on(model, { answer: `answer of ${model}`, delayMs: CANDIDATE_S[i]! * 1000 * scale.factor });
   const synthesizer = 'runs/synthesizer';
   fake.on(synthesizer, { answer: 'the synthesis', delayMs: SYNTHESIS_S * 1000 * scale.factor });
   const env = serverEnv(fake, await tempOutputDir(), {

@@ -25,7 +25,10 @@ function outcome(read: () => unknown): unknown {
 function bodyOf(shape: ChunkShape, line: string): CompletionBody {
   let read: CompletionBody | undefined;
   shape.read(line, (body, content) => {
-    if (content === undefined) return (read = body);
+    if (content === undefined) {
+      read = body;
+      return;
+    }
     const [first, ...others] = body.choices!;
     read = { ...body, choices: [{ ...first, delta: { ...first!.delta, content } }, ...others] };
   });

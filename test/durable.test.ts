@@ -57,9 +57,7 @@ describe('durable before acknowledged', () => {
         type Candidate = { status: string; file?: string; reasoning_file?: string };
         const answered = record.candidates.filter((c: Candidate) => c.status === 'answered');
         for (const c of answered.filter((c: Candidate) => !c.file)) named.push(`an answer with no file: MISSING (${JSON.stringify(c)})`);
-        const files = [...record.candidates.map((c: Candidate) => [c.file, c.reasoning_file]).flat(), record.synthesis.file].filter(
-          Boolean,
-        );
+        const files = [...record.candidates.flatMap((c: Candidate) => [c.file, c.reasoning_file]), record.synthesis.file].filter(Boolean);
         for (const file of files) named.push(`${file}: ${existsSync(path.join(this.dir, file)) ? 'there' : 'MISSING'}`);
       };
       if (fileName === 'run.json' && options?.after) void options.after.then((whole) => whole && check());
@@ -214,7 +212,10 @@ describe('honest reads', () => {
     await writeFile(path.join(data!.run_folder!, 'run.json'), '{"format": 1, "run_id": "cut sh');
     // Reads of one run within 250 ms share one read of its journal: the next one sees the damage.
     let read = await callTool(harness, 'get_run', { run_id: data!.run_id });
-    await waitFor(async () => (read = await callTool(harness, 'get_run', { run_id: data!.run_id })).result.isError === true);
+    await waitFor(async () => {
+      read = await callTool(harness, 'get_run', { run_id: data!.run_id });
+      return read.result.isError === true;
+    });
     expect(read.text).toMatch(/is damaged: run\.json is not valid JSON/);
     const again = await callTool(harness, 'process_prompt', { prompt: 'q' });
     expect(again.data).toMatchObject({ status: 'complete', joined: 'new' });
@@ -239,7 +240,10 @@ describe('honest reads', () => {
     expect((await other.client.experimental.tasks.getTask(id)).status).toBe('working');
     await rm(path.join(outputDir, id), { recursive: true });
     let task = await other.client.experimental.tasks.getTask(id);
-    await waitFor(async () => (task = await other.client.experimental.tasks.getTask(id)).status !== 'working');
+    await waitFor(async () => {
+      task = await other.client.experimental.tasks.getTask(id);
+      return task.status !== 'working';
+    });
     expect(task).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/can no longer be read/) });
     await expect(other.client.experimental.tasks.getTaskResult(id, CallToolResultSchema)).rejects.toThrow(/can no longer be read/);
   });

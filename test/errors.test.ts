@@ -134,7 +134,7 @@ describe('adviceFor', () => {
     ];
     for (const error of errors) {
       const advice = adviceFor(error.toJSON())!;
-      expect(advice, `${error.kind} ${error.status}`).toMatch(/^[A-Z][^]*[^.]\.$/);
+      expect(advice, `${error.kind} ${error.status}`).toMatch(/^[A-Z][\s\S]*[^.]\.$/);
       expect(advice).not.toMatch(/\.\s*\./);
     }
   });

@@ -16,7 +16,7 @@ afterAll(() => fake.close());
 
 function panel(prefix: string, answers: string[] = ['one said 4', 'two said 5']) {
   const models = answers.map((_, i) => `${prefix}/m${i + 1}`);
-  models.forEach((model, i) => fake.on(model, { answer: answers[i]! }));
+  for (const [i, model] of models.entries()) fake.on(model, { answer: answers[i]! });
   fake.on(`${prefix}/synth`, { answer: 'FINAL: 4' });
   return { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
 }

@@ -53,7 +53,7 @@ async function listening(serve: (socket: net.Socket) => void): Promise<{ connect
   });
   const close = server.close.bind(server);
   server.close = (callback) => {
-    sockets.forEach((socket) => socket.destroy());
+    for (const socket of sockets) socket.destroy();
     return close(callback);
   };
   servers.push(server);
@@ -110,7 +110,9 @@ async function rawFace(host: { connect: () => Promise<net.Socket> }) {
     replies.push(...lines.map((line) => JSON.parse(line) as unknown));
   });
   return {
-    write: (...lines: string[]) => lines.forEach((line) => socket.write(`${line}\n`)),
+    write: (...lines: string[]) => {
+      for (const line of lines) socket.write(`${line}\n`);
+    },
     replies: async (count: number) => {
       await waitFor(() => replies.length >= count);
       return replies.slice(0, count);

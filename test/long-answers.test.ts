@@ -29,7 +29,12 @@ describe('answers longer than the stored-answer cap', () => {
     const aborted = upstream.fake.aborted;
     let written = 0;
     const completion = await upstream.client.complete(chat('long/one'), {
-      sink: { keepChars: 1000, write: (piece) => void (written += piece.length) },
+      sink: {
+        keepChars: 1000,
+        write: (piece) => {
+          written += piece.length;
+        },
+      },
     });
     expect(completion).toMatchObject({ truncated: true, cutShort: expect.stringContaining('passed 100,000 characters') });
     expect(completion.chars).toBeGreaterThanOrEqual(CAP);
@@ -71,7 +76,7 @@ describe('answers longer than the stored-answer cap', () => {
 
   it('refuses a whole body longer than it may read, without reading the rest', async () => {
     async function* endless() {
-      for (let i = 0; ; i++) yield Buffer.alloc(1024, 'z');
+      for (;;) yield Buffer.alloc(1024, 'z');
     }
     await expect(readText(endless(), 10 * 1024)).rejects.toMatchObject({ kind: 'bad_body' });
   });
@@ -81,9 +86,17 @@ describe('a sink slower than the network', () => {
   it('reads no more from the network while the sink asks to wait, then reads the rest', async () => {
     upstream.fake.on('slow/disk', longStream(50, 20));
     let received = 0;
-    let release = () => undefined as void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const sink = { keepChars: 10, write: (piece: string) => ((received += piece.length) > 10_000 ? held : undefined) };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sink = {
+      keepChars: 10,
+      write: (piece: string) => {
+        received += piece.length;
+        return received > 10_000 ? held : undefined;
+      },
+    };
     const completion = upstream.client.complete(chat('slow/disk'), { sink });
     await waitFor(() => received > 10_000);
     const whenHeld = received;

@@ -254,7 +254,7 @@ describe('answers shown, within the cap', () => {
     const run = record({});
     run.synthesis.attempts = [{ model: SYNTHESIZER, status: 'answered', ms: 1, chars: 2000 }];
     const { data } = result(view(run, '😀'.repeat(1000)), 'both', 1001);
-    expect(data.answer!.startsWith('😀'.repeat(500) + '\n\n[... cut at 1,001 of 2,000')).toBe(true);
+    expect(data.answer!.startsWith(`${'😀'.repeat(500)}\n\n[... cut at 1,001 of 2,000`)).toBe(true);
   });
 
   it.each([

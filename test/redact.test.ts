@@ -116,7 +116,11 @@ describe('Redactor', () => {
     const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
     const out: string[] = [];
     const stream = redactorOf.stream({ keepChars: 10, write: (piece) => void out.push(piece) });
-    [...points, text.length].forEach((point, i, all) => stream.write(text.slice(i === 0 ? 0 : all[i - 1], point)));
+    let from = 0;
+    for (const point of [...points, text.length]) {
+      stream.write(text.slice(from, point));
+      from = point;
+    }
     stream.end();
     return out.join('');
   }

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 function scriptModels(prefix: string) {
   const models = [`${prefix}/one`, `${prefix}/two`, `${prefix}/three`];
-  models.forEach((model, i) => fake.on(model, { answer: `answer ${i + 1} from ${model}`, delayMs: 20 * i }));
+  for (const [i, model] of models.entries()) fake.on(model, { answer: `answer ${i + 1} from ${model}`, delayMs: 20 * i });
   fake.on(`${prefix}/synth`, { answer: `synthesized for ${prefix}` });
   return { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` };
 }
@@ -307,7 +307,7 @@ describe('process_prompt through the MCP client', () => {
       PARALLEL_LLM_MAX_ANSWER_CHARS: '1000',
     };
     harness = await startHarness(fake, { ...scriptModels('stream'), ...limits });
-    const long = 'é'.repeat(49_999) + 'END';
+    const long = `${'é'.repeat(49_999)}END`;
     fake.on('stream/two', { answer: long, chunks: 37 });
     const { data } = await call({ prompt: 'q' });
     expect(data!.models[1]).toMatchObject({ status: 'answered', chars: long.length });
@@ -369,7 +369,7 @@ describe('process_prompt through the MCP client', () => {
   it('saves every answered candidate to the file its result names, however long the model id', async () => {
     harness = await startHarness(fake);
     const longIds = [`vendor/${'m'.repeat(300)}-a`, `vendor/${'m'.repeat(300)}-b`];
-    longIds.forEach((id, i) => fake.on(id, { answer: `long id answer ${i}` }));
+    for (const [i, id] of longIds.entries()) fake.on(id, { answer: `long id answer ${i}` });
     const { data } = await call({ prompt: 'q', models: longIds });
     expect(data!.warnings).toEqual([]);
     for (const [i, model] of data!.models.entries()) expect(await readFile(model.file!, 'utf8')).toBe(`long id answer ${i}`);
@@ -454,6 +454,6 @@ describe('where a result carries the answer, by client', () => {
     expect(data!.answers_in).toBe(answersIn);
     expect(data!.answer).toBe(inStructured ? answer : null);
     expect(text.includes(answer)).toBe(inText);
-    expect(text.split('\n')[0]).toBe('All 3 models answered; synthesized by layout-' + answersIn + '/synth. Cost $0.0060.');
+    expect(text.split('\n')[0]).toBe(`All 3 models answered; synthesized by layout-${answersIn}/synth. Cost $0.0060.`);
   });
 });

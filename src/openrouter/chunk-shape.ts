@@ -17,6 +17,7 @@ const MAX_SHAPE_CHARS = 4096;
  */
 const MAX_RELEARNT = 4;
 /** What a JSON string's text holds only escaped: a quote, a backslash, a control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these control characters.
 const ESCAPED = /["\\\u0000-\u001f]/;
 
 /**
@@ -52,7 +53,8 @@ export class ChunkShape {
     const content = this.contentOf(data);
     if (content !== undefined) {
       this.relearnt = 0;
-      return take(this.body!, content);
+      take(this.body!, content);
+      return;
     }
     const body = parseBody(data);
     this.learn(data, body);

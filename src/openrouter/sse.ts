@@ -72,7 +72,10 @@ export class SseParser {
   private line(bytes: Buffer, start: number, end: number): void {
     if (end - start > MAX_LINE_CHARS && utf16Length(bytes.subarray(start, end)) > MAX_LINE_CHARS) throw tooLong('a line');
     if (end > start && bytes[end - 1] === CR) end--;
-    if (end === start) return this.dispatch();
+    if (end === start) {
+      this.dispatch();
+      return;
+    }
     if (!isDataLine(bytes, start, end)) return;
     let from = start + DATA.length;
     if (from < end && bytes[from] === SPACE) from++;

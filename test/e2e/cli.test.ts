@@ -259,9 +259,7 @@ describe('doctor', () => {
       const lines = nonEmptyLines(result.stdout);
       const retired = lines.findIndex((text) => text.startsWith('✘ candidate model x-ai/grok-4-fast is not offered'));
       expect(lines[retired + 1]).toMatch(/^\s+fix: correct PARALLEL_LLM_MODELS; nearest current ids: x-ai\/grok-4\.1-fast, /);
-      const expiring = lines.findIndex(
-        (text) => text === '⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15',
-      );
+      const expiring = lines.indexOf('⚠ candidate model openai/gpt-5.1-codex exists, but OpenRouter may remove it after 2026-07-15');
       expect(lines[expiring + 1]).toMatch(/^\s+fix: replace it in PARALLEL_LLM_MODELS; nearest current ids: openai\/gpt-5\.3-codex$/);
       expect(result.stdout).toContain('✔ synthesizer model ~google/gemini-pro-latest exists (an alias, now google/gemini-3.1-pro-preview)');
       expect(result.stdout).toContain('1 problem to fix; 4 passed (1 warning).');
@@ -404,6 +402,7 @@ function screen(output: string, columns = Infinity): string[] {
   const rows: string[] = [''];
   let row = 0;
   let col = 0;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal's escape sequences start with ESC.
   const pattern = /\x1b\[(\d*)([A-Za-z])|\r|\n|[^\x1b\r\n]/gu;
   const newLine = () => {
     row++;
@@ -455,6 +454,7 @@ describe.skipIf(!hasScript)('ask on a terminal', () => {
     expect(board[2]).toMatch(/^ {2}✔ e2e\/three answered in \d+\.\d s$/);
     expect(board[3]).toMatch(/^ {2}✔ e2e\/synth synthesized in \d+\.\d s$/);
     // While waiting, each model had a line of its own saying so.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the board erases a line with ESC [2K.
     expect(output).toMatch(/\x1b\[2K {2}… e2e\/three waiting \(\d+\.\d s\)/);
   });
 

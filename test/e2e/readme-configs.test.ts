@@ -31,7 +31,7 @@ const tarballName = `parallel-llm-mcp-${version}.tgz`;
 /** Every code block in `language`, with the page it is on; a block may be indented in a list. */
 const codeBlocks = (language: string) =>
   pages.flatMap(({ page, text }) =>
-    [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n\\s*```', 'g'))].map((match) => ({ page, block: match[1]! })),
+    [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\\s*\`\`\``, 'g'))].map((match) => ({ page, block: match[1]! })),
   );
 
 /** The servers of a Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`) config. */

@@ -102,7 +102,7 @@ describe('the installed package over stdio', () => {
   it('reuses at most five TCP connections for ten calls of five models', async () => {
     const counted = await startFakeOpenRouter();
     const models = ['c/1', 'c/2', 'c/3', 'c/4', 'c/5'];
-    models.forEach((model, i) => counted.on(model, { answer: `answer ${i}`, delayMs: 20 + 10 * i }));
+    for (const [i, model] of models.entries()) counted.on(model, { answer: `answer ${i}`, delayMs: 20 + 10 * i });
     const env = { ...userEnv(counted, await tempDir()), PARALLEL_LLM_MODELS: models.join(',') };
     const session = await connect(env);
     for (let i = 0; i < 10; i++) await processPrompt(session, { prompt: `call ${i}` });
