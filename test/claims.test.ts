@@ -45,7 +45,7 @@ async function race(root: string, count: number): Promise<Outcome[]> {
   return Promise.all(racers.map((r) => r.done));
 }
 
-describe('request claims (issue 18, item 3)', () => {
+describe('request claims', () => {
   it('lets exactly one of 8 processes racing for the same request claim it; the 7 others follow its run', async () => {
     const root = await tempDir();
     const outcomes = await race(root, 8);

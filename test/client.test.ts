@@ -6,6 +6,7 @@ import type { OpenRouterClient } from '../src/openrouter/client.js';
 import { TextParts } from '../src/openrouter/text-parts.js';
 import { VALID_KEY, startFakeOpenRouter, type Behaviour } from './support/fake-openrouter.js';
 import { testClient } from './support/client.js';
+import { waitFor } from './support/wait.js';
 
 const chat = (model: string) => ({ model, prompt: 'Why is the sky blue?', temperature: 0.7, maxTokens: 1000 });
 
@@ -327,12 +328,13 @@ describe('OpenRouterClient against a fake OpenRouter', () => {
     const abortedBefore = fake.aborted;
     const controller = new AbortController();
     const pending = client.complete(chat('m/slow'), { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    await waitFor(() => fake.requestsFor('m/slow').length === 1);
     const started = Date.now();
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
     expect(Date.now() - started).toBeLessThan(500);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(fake.aborted).toBe(abortedBefore + 1);
+    // The server learns of it once the socket closes.
+    await waitFor(() => fake.aborted === abortedBefore + 1);
   });
 
   it('reuses pooled connections for sequential calls instead of opening one per call', async () => {

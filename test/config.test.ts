@@ -333,7 +333,7 @@ describe('settings that would break calls later are refused at start', () => {
   });
 });
 
-describe('loadConfig: the prompt limit fits the stdio transport (issue 10, item 12)', () => {
+describe('loadConfig: the prompt limit fits the stdio transport', () => {
   it('derives the prompt limit from PARALLEL_LLM_SYNTHESIS_MAX_CHARS set alone, instead of refusing to start', () => {
     expect(loadConfig(withKey({ PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '200000' }))).toMatchObject({
       synthesisMaxChars: 200_000,

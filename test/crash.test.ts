@@ -7,7 +7,7 @@ import { tempDir } from './support/harness.js';
 /**
  * Crash safety of the run folders (SPEC §6: "written completely or not at all"): a child
  * process writes large files of verifiable content through the real RunStore, and is
- * killed with SIGKILL at pseudo-random moments. Whatever moment the kill lands on, a run
+ * killed with SIGKILL at pseudo-random points of its writing. Whatever moment the kill lands on, a run
  * folder holds only complete files; temporary files may remain only in `.staging`.
  */
 
@@ -16,12 +16,12 @@ const writer = path.join(projectRoot, 'test', 'support', 'crash-writer.ts');
 const KILLS = 5;
 const SEED = 0x5eed;
 
-/** A fixed pseudo-random sequence (a 32-bit LCG), so every run kills at the same moments. */
-function delays(count: number, maxMs: number): number[] {
+/** A fixed pseudo-random sequence (a 32-bit LCG), so every run kills at the same point of the writing. */
+function counts(count: number, max: number): number[] {
   let state = SEED;
   return Array.from({ length: count }, () => {
     state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state % maxMs;
+    return state % max;
   });
 }
 
@@ -33,8 +33,11 @@ interface Killed {
   stderr: string;
 }
 
-/** Starts the writer, lets it complete a first batch of writes, waits `delayMs` more, then kills it with SIGKILL. */
-async function writeAndKill(outputDir: string, seed: number, delayMs: number, tmp: string): Promise<Killed> {
+/**
+ * Starts the writer and kills it with SIGKILL once it has reported `writes` complete writes: its
+ * four lanes write without pause, so the other lanes are mid-write when the kill lands.
+ */
+async function writeAndKill(outputDir: string, seed: number, writes: number, tmp: string): Promise<Killed> {
   const child = spawn(process.execPath, ['--import', 'tsx', writer, outputDir, String(seed)], {
     cwd: projectRoot,
     // tsx caches what it compiles in the temporary folder unless told not to.
@@ -46,9 +49,11 @@ async function writeAndKill(outputDir: string, seed: number, delayMs: number, tm
   let runDir = '';
   let stderr = '';
   let buffered = '';
-  let writes = 0;
-  let onFirstBatch: () => void = () => undefined;
-  const firstBatch = new Promise<void>((resolve) => (onFirstBatch = resolve));
+  let written = 0;
+  let onEnough!: () => void;
+  const enough = new Promise<void>((resolve) => {
+    onEnough = resolve;
+  });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
@@ -59,13 +64,12 @@ async function writeAndKill(outputDir: string, seed: number, delayMs: number, tm
       if (word === 'run') runDir = name!;
       if (word === 'wrote') {
         reported.set(name!, Math.max(reported.get(name!) ?? 0, Number(generation)));
-        if (++writes === 4) onFirstBatch();
+        if (++written === writes) onEnough();
       }
     }
   });
-  const early = await Promise.race([firstBatch.then(() => undefined), exited.then((signal) => ({ signal }))]);
-  if (early) throw new Error(`the writer exited before writing anything (signal ${early.signal}): ${stderr}`);
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  const early = await Promise.race([enough.then(() => undefined), exited.then((signal) => ({ signal }))]);
+  if (early) throw new Error(`the writer exited after ${written} of ${writes} writes (signal ${early.signal}): ${stderr}`);
   child.kill('SIGKILL');
   const signal = await exited;
   return { runDir, reported, signal, stderr };
@@ -94,14 +98,14 @@ afterAll(async () => {
 });
 
 describe('run folders survive SIGKILL mid-write', () => {
-  it(`after ${KILLS} kills at pseudo-random moments, every file in the run folder is complete and valid, none is temporary, every reported write is on disk, and nothing is left in the temporary folder`, async () => {
+  it(`after ${KILLS} kills at pseudo-random points of the writing, every file in the run folder is complete and valid, none is temporary, every reported write is on disk, and nothing is left in the temporary folder`, async () => {
     let leftovers = 0;
     const tmp = await tempDir('parallel-llm-crash-tmp-');
-    for (const [round, delayMs] of delays(KILLS, 300).entries()) {
+    for (const [round, extra] of counts(KILLS, 40).entries()) {
       const outputDir = await tempDir('parallel-llm-crash-');
       dirs.push(outputDir);
-      const killed = await writeAndKill(outputDir, round + 1, delayMs, tmp);
-      const context = `kill ${round + 1} after ${delayMs} ms`;
+      const killed = await writeAndKill(outputDir, round + 1, 4 + extra, tmp);
+      const context = `kill ${round + 1} after ${4 + extra} writes`;
       expect(killed.signal, `${context}: the writer must die by the kill, not exit (${killed.stderr})`).toBe('SIGKILL');
       expect(path.dirname(killed.runDir), context).toBe(outputDir);
 

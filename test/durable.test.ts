@@ -13,7 +13,7 @@ import { mountTmpfs } from './support/tmpfs.js';
 import { waitFor } from './support/wait.js';
 
 /**
- * Runs durable and correct under faults and attack (issue 18): nothing reported that is not on
+ * Runs durable and correct under faults and attack: nothing reported that is not on
  * disk, nothing paid twice, nothing stuck; real files, real processes, a real full file system.
  */
 const fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });

@@ -40,8 +40,16 @@ class WatchedDisk extends Disk {
 
 /** A disk whose batch writes never end: each runs out of its (50 ms) time. */
 class StalledDisk extends Disk {
+  private timedOut!: () => void;
+  /** Settles once a batch write has run out of its time. */
+  readonly batchTimedOut = new Promise<void>((resolve) => {
+    this.timedOut = resolve;
+  });
+
   override limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return super.limit(what, (signal) => (isBatch(what) ? new Promise<never>(() => undefined) : work(signal)));
+    const limited = super.limit(what, (signal) => (isBatch(what) ? new Promise<never>(() => undefined) : work(signal)));
+    if (isBatch(what)) limited.catch(() => this.timedOut());
+    return limited;
   }
 }
 
@@ -141,9 +149,13 @@ describe('FileWriter', () => {
   });
 
   it('fails the file, and finish rejects, when a batch write outlasts its time limit; later text is not kept', async () => {
-    const { root, staging, writer } = await writerIn({ batchChars: 5, batchMs: 60_000 }, (dir) => new StalledDisk(dir, 50, false));
+    let disk!: StalledDisk;
+    const { root, staging, writer } = await writerIn({ batchChars: 5, batchMs: 60_000 }, (dir) => {
+      disk = new StalledDisk(dir, 50, false);
+      return disk;
+    });
     writer.write('12345');
-    await sleep(150);
+    await disk.batchTimedOut;
     expect(writer.write('more text')).toBeUndefined();
     await expect(writer.finish()).rejects.toMatchObject({ code: 'ERR_STORE_TIMEOUT' });
     expect(await readdir(root)).toEqual(['.staging']);

@@ -133,6 +133,7 @@ describe('the last step of a run', () => {
     const env = { PARALLEL_LLM_MAX_PROMPT_CHARS: '1000', PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '21000' };
     const { store, run, synthRequests } = await startRun('trimmed', long, { env });
     await waitFor(() => fake.requestsFor('trimmed/a').length === 1);
+    // Real time: only time passing shows that the synthesizer is not asked before the file is saved.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(synthRequests()).toHaveLength(0);
 

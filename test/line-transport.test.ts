@@ -106,7 +106,7 @@ describe('salvageRequestId', () => {
   });
 });
 
-describe('LineTransport (issue 18, item 1: a huge stdin line never ends the server)', () => {
+describe('LineTransport: a huge stdin line never ends the server', () => {
   it('answers a request on a line over the limit with an error for its id, reports the rest, and serves the next message', async () => {
     const { input, reply, replies, refused } = await rawServer();
     input.write(`${longRequest(1, 3 * MiB, true)}\n`);

@@ -26,7 +26,7 @@ function configErrorFor(file: string): ConfigError {
   throw new Error(`createLogger accepted ${file}`);
 }
 
-describe('the log file (issue 10, item 9)', () => {
+describe('the log file', () => {
   it('is created 0600, in folders created 0700, and gets every line', async () => {
     const file = path.join(await tempDir(), 'logs', 'deep', 'server.log');
     const logger = createLogger({ level: 'info', file, stderrLevel: 'silent' });
@@ -79,7 +79,7 @@ describe('the log file (issue 10, item 9)', () => {
   });
 });
 
-describe('DroppingSink (issue 10, item 10)', () => {
+describe('DroppingSink', () => {
   it('drops lines, without blocking, while the destination does not keep up; then says how many it dropped', async () => {
     const slow = new PassThrough({ highWaterMark: 64, readableHighWaterMark: 64 });
     const sink = new DroppingSink(slow, { maxWaitingBytes: 1000 });

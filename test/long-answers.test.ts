@@ -100,6 +100,7 @@ describe('a sink slower than the network', () => {
     const completion = upstream.client.complete(chat('slow/disk'), { sink });
     await waitFor(() => received > 10_000);
     const whenHeld = received;
+    // Real time: only time passing shows that nothing more is read while the sink holds the stream.
     await sleep(300);
     // At most the rest of the network read being parsed when the sink asked to wait.
     expect(received - whenHeld).toBeLessThanOrEqual(20 * PIECE.length);

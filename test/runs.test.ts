@@ -129,7 +129,12 @@ describe('a call whose budget runs out', () => {
       { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) },
     );
     done = true;
+    // The SDK drops a request's progress handler with its result: a notice after it comes here as an error.
+    const late: Error[] = [];
+    harness.client.onerror = (error) => late.push(error);
+    // Real time: a notice sent after the result would come within the next heartbeat (100 ms).
     await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(late).toEqual([]);
     expect(final.data!.status).toBe('complete');
     expect(afterResult).toBe(0);
     const progress = updates.map((u) => u.progress);

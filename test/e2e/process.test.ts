@@ -7,7 +7,7 @@ import { tempDir } from '../support/harness.js';
 import { connect, processPrompt, spawnBin, startE2eFake, userEnv, waitFor } from './support.js';
 
 /**
- * The installed bin under hostile conditions (issue 10, items 10, 13): a stderr nobody reads,
+ * The installed bin under hostile conditions: a stderr nobody reads,
  * a full disk under the log file, an over-long line on stdin. A bad log file is a setup
  * mistake: test/e2e/setup-errors.test.ts.
  */
@@ -57,7 +57,7 @@ function rawServer(env: Record<string, string>) {
   };
 }
 
-describe('logging never blocks or kills the server (item 10)', () => {
+describe('logging never blocks or kills the server', () => {
   it('answers calls promptly while nobody reads its stderr, and still exits within 2 s', async () => {
     const server = rawServer(userEnv(fake, await tempDir(), { PARALLEL_LLM_LOG_LEVEL: 'trace' }));
     // Nobody reads stderr: the pipe fills after a few hundred KiB of logs.

@@ -82,6 +82,7 @@ const ENDINGS: Array<[string, (session: Session) => Promise<void>]> = [
     async (session) => {
       for (const signal of ['SIGINT', 'SIGTERM', 'SIGKILL'] as const) {
         if (alive(session.pid)) process.kill(session.pid, signal);
+        // Real time: the gap such a client leaves between its signals.
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -184,6 +185,7 @@ describe('the run host when idle', () => {
       expect((await processPrompt(session, { prompt: 'q' })).data!.status).toBe('complete');
       const [host] = await hostsUnder(outputDir);
       expect(host).toBeDefined();
+      // Real time: the host must outlast its idle time (2 s) while a server stays connected.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect(alive(host!)).toBe(true);
       // Taken before the close: the host cannot see its face leave any earlier.
