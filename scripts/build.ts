@@ -69,8 +69,8 @@ function withoutAjv(): Plugin {
  * pino's own ways out, which this package never uses (src/log/ writes through its own sinks):
  * its file destination (sonic-boom) and its worker-thread transports (thread-stream), replaced
  * by stubs that throw if called, and its `isMainThread` (read only for a sonic-boom) given. So
- * a server does not load Node's assert and worker_threads for them: 0.4 MiB less resident
- * (bench/RESULTS.md). The build fails if pino no longer imports them, as withoutAjv does.
+ * a server does not load Node's assert and worker_threads for them. The build fails if pino no
+ * longer imports them, as withoutAjv does.
  */
 function withoutPinoStreams(): Plugin {
   const unused = (name: string) =>

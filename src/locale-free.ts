@@ -1,6 +1,6 @@
 /**
  * A whole number with commas between its thousands, as `toLocaleString('en-US')` writes it, but
- * without ICU: the first call into Intl maps about 5 MiB of its locale data into the process,
+ * without ICU: the first call into Intl maps its locale data into the process, a lot of memory
  * for a comma.
  */
 export function thousands(n: number): string {

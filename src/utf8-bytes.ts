@@ -7,9 +7,9 @@ const MIN_BYTES = 4096;
 
 /**
  * Text encoded as UTF-8 as it comes, into one buffer of this object's own that grows as it fills,
- * the smaller one freed at once. The text's strings die young: held until their batch is written
- * or their answer is read, they would outlive V8's young collections, and only a full collection
- * frees the old generation (bench/RESULTS.md). The text comes in pieces, a stream's events, which
+ * the smaller one freed at once. The text's strings then die young: held until their batch is written
+ * or their answer is read, they would outlive V8's young collections and stay until a full
+ * collection. The text comes in pieces, a stream's events, which
  * may part a surrogate pair: a first half at a piece's end waits for the next piece (SplitPairs),
  * so that the pair is encoded as its one character, whatever `take` comes between.
  */

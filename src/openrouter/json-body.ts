@@ -21,7 +21,7 @@ export interface JsonBody {
  * `value` as JSON in UTF-8, the same bytes as `JSON.stringify`, without ever making the whole
  * text one string, nor holding all of its bytes at once: a prompt that quotes long answers runs
  * to hundreds of thousands of characters, and V8 keeps every string past 128 KiB until its next
- * full collection, long after the request is sent (bench/RESULTS.md). Long strings, and
+ * full collection, long after the request is sent. Long strings, and
  * TextParts as the one string they make, are escaped a slice at a time: once to count their
  * bytes, and again as the body is sent, unless it is small enough to be made whole (a surrogate
  * pair split between two parts is escaped as its two halves, which JSON reads back as the pair).

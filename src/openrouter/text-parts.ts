@@ -1,7 +1,7 @@
 /**
  * Text kept as the parts it is made of, never joined into one string. A prompt that quotes long
  * answers runs to hundreds of thousands of characters: joined, it would be one more copy of every
- * answer, held in V8's large-object space until its next full collection (bench/RESULTS.md). The
+ * answer, held in V8's large-object space until its next full collection. The
  * request's body is encoded from the parts (json-body.ts); `toString` joins them, for a reader.
  */
 export class TextParts {

@@ -5,8 +5,8 @@ import dispatchRequest from 'undici/lib/api/api-request.js';
 /**
  * The two parts of undici the client uses, its pooled dispatcher and its request API, with what
  * they need of the rest. undici's index also loads fetch, WebSocket, EventSource, caches and
- * mocks, and the Node modules behind them (zlib, dns, perf_hooks, worker_threads, console):
- * about 3 MiB of the run host's heap, and what loading them maps (bench/RESULTS.md). The client
+ * mocks, and the Node modules behind them (zlib, dns, perf_hooks, worker_threads, console),
+ * which would all sit in the run host's memory unused. The client
  * imports this module lazily, so the bundle puts it and undici in a chunk of their own, loaded
  * on the first request. The parts are undici's own files (undici-parts.d.ts types them): the
  * bundle is built against the installed undici, so a release that moved them fails the build,

@@ -3,7 +3,7 @@
  * validator, which the SDK builds for every Server and Client it makes. It validates elicitation
  * answers and tools' output schemas as a client reads them: this package never elicits, and its
  * clients (the faces of the run host) read tools that declare no output schema. Ajv and its
- * formats would cost every process (the server and the run host) about 9 MiB.
+ * formats would add megabytes to every process (the server and the run host) for nothing.
  */
 export class AjvJsonSchemaValidator {
   getValidator(): never {
