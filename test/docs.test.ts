@@ -69,7 +69,7 @@ describe('the README', () => {
 
   it('gives the two developer commands, the second being the one CI runs', () => {
     expect(readme).toContain(
-      'npm ci      # installs and builds (dist/)\nnpm test    # typechecks, checks the formatting (prettier) and runs every test',
+      'npm ci      # installs and builds (dist/)\nnpm test    # typechecks, lints (Biome), checks the formatting (prettier) and runs every test',
     );
     expect(read('.ci/run')).toMatch(/\nnpm test\n?$/);
   });
