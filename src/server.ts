@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { FaceContext } from './mcp/answer.js';
+import { resultView, type FaceContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
 import {
@@ -55,7 +55,7 @@ export function createServer(deps: ServerDeps): McpServer {
     connectionClosed: () => closed,
   };
   const resultOf = async (handle: RunHandle, layout: Layout) =>
-    toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
+    toolResult(await resultView(handle, config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
   const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs);
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },

@@ -4,7 +4,7 @@ import { chooseRunService } from '../host/choose.js';
 import { createLogger } from '../log/logger.js';
 import { headline } from '../present/headline.js';
 import { refusalText } from '../present/refusal.js';
-import { shownTexts } from '../present/shown.js';
+import { shownTexts, WHOLE_CHARS } from '../present/shown.js';
 import { structuredResult } from '../present/structured.js';
 import { answersText, footer } from '../present/text.js';
 import { effectiveCeiling } from '../run/ceiling.js';
@@ -18,8 +18,6 @@ import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
-/** A terminal shows answers whole; this only bounds reading one back from a run folder. */
-const WHOLE = 64 * 1024 * 1024;
 /** How often the terminal hears from the run host while nothing changes (the board redraws on its own). */
 const HEARTBEAT_MS = 10_000;
 
@@ -76,7 +74,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     const { status } = view.state;
     board.stop(synthesisOutcome(view.state));
     const answered = !STATUS[status].isError && status !== 'interrupted';
-    const shown = shownTexts(view, WHOLE);
+    const shown = shownTexts(view, WHOLE_CHARS);
     const notice = service.notice;
     process.stderr.write(`\n${headline(view.state, undefined, joined)}\n\n`);
     // --json: the tool's structuredContent, answers included, for scripts.
@@ -106,7 +104,7 @@ async function follow(handle: RunHandle, board: Board): Promise<RunView> {
     for (const event of eventsBetween(previous, state)) board.onEvent(event);
     previous = state;
   };
-  const view = await handle.waitForView({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show }, WHOLE);
+  const view = await handle.waitForView({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show }, WHOLE_CHARS);
   show(view.state);
   return view;
 }

@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { Deadline, monotonicNow } from '../clock.js';
 import type { Config } from '../config.js';
 import { toolResult } from '../present/result.js';
-import type { RunHandle } from '../run/handle.js';
+import { cutAndUnsaved, WHOLE_CHARS } from '../present/shown.js';
+import type { RunHandle, WaitOptions } from '../run/handle.js';
 import type { RunState } from '../run/record.js';
-import type { Joined, RunService } from '../run/service.js';
+import type { Joined, RunService, RunView } from '../run/service.js';
 import { isClientTimeout } from './cancel-reasons.js';
 import type { ClientChoice } from './clients.js';
 import { ProgressTracker } from './progress.js';
@@ -54,13 +55,22 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
       heartbeatMs: context.heartbeatMs,
       onUpdate: progress && ((state: RunState) => progress.update(state)),
     };
-    const view = await handle.waitForView(waiting, context.config.maxAnswerChars);
+    const view = await resultView(handle, context.config.maxAnswerChars, waiting);
     const notice = context.session.once(context.service.notice);
     return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: context.client().layout, ...call, notice });
   } finally {
     progress?.close();
     detach();
   }
+}
+
+/**
+ * The run's view for a result of `maxChars` (after the wait, when given): read again whole when
+ * the disk refused a text it cut, since the result is then the only place that text is.
+ */
+export async function resultView(handle: RunHandle, maxChars: number, wait?: WaitOptions): Promise<RunView> {
+  const view = wait ? await handle.waitForView(wait, maxChars) : await handle.view(maxChars);
+  return cutAndUnsaved(view) ? handle.view(WHOLE_CHARS) : view;
 }
 
 /**
