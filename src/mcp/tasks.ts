@@ -20,7 +20,7 @@ import type { RunService } from '../run/service.js';
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const MIN_TTL_MS = 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a result asked for just after a cancel waits for the run to wind down. */
+/** How long a cancel, and a result asked for just after one, wait for the run to wind down. */
 const SETTLE_MS = 3000;
 /** Tasks per page of tasks/list. */
 const PAGE_SIZE = 50;
@@ -101,8 +101,16 @@ export class RunTaskStore implements TaskStore {
     if (!entry) return;
     if (status === 'cancelled' && !entry.plain) {
       const outcome = await this.service.cancel(taskId, 'cancelled by the client (tasks/cancel)');
-      if (!outcome.stopped && !(await this.ended(taskId)))
-        throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
+      // A stop that comes as the run finishes may not take: what the run ends as is the answer.
+      const state = await new RunHandle(taskId, this.service)
+        .wait({ deadline: Deadline.after(outcome.stopped ? SETTLE_MS : 0) })
+        .catch(() => undefined);
+      const ended = state && STATUS[state.status].settled ? STATUS[state.status].task : undefined;
+      if (ended && ended !== 'cancelled') {
+        this.settle(entry, ended, headline(state!));
+        throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${ended}`);
+      }
+      if (!outcome.stopped && !ended) throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
     }
     this.settle(entry, status, statusMessage);
   }
@@ -162,11 +170,6 @@ export class RunTaskStore implements TaskStore {
 
   private newTask(taskId: string, createdAt: string, ttl: number): Task {
     return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: this.pollIntervalMs };
-  }
-
-  private async ended(runId: string): Promise<boolean> {
-    const found = await this.service.watch(runId, { waitMs: 0 });
-    return found.ok && STATUS[found.value.state.status].settled;
   }
 }
 
