@@ -3,12 +3,14 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HostChannel } from '../src/host/channel.js';
 import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
 import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
-import { HostRunService } from '../src/host/remote.js';
+import { RunHostClient } from '../src/host/client.js';
+import { HostRunService } from '../src/host/host-run-service.js';
 import { serveFace } from '../src/host/serve.js';
 import { MAX_LINE_BYTES } from '../src/line-splitter.js';
 import { runRequest } from '../src/run/request.js';
 import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
+import { silentLogger } from './support/client.js';
 import { harnessesClosedAfterEach } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
@@ -96,7 +98,7 @@ async function hostOverRuns(models = env) {
     return reply.value;
   };
   const request = (prompt: string) => runRequest(prompt, {}, harness.config);
-  return { host, channel, ask, value, request, watched, service };
+  return { host, channel, ask, value, request, watched, service, config: harness.config };
 }
 
 /** A connection that writes lines as they are given and reads the host's replies, parsed. */
@@ -140,7 +142,7 @@ describe('the run host protocol', () => {
 
   it("is what a face's run service reads: a run started, watched to its end, and viewed", async () => {
     const { channel, request } = await hostOverRuns();
-    const service = new HostRunService(channel, () => Promise.reject(new Error('no second host in this test')));
+    const service = new HostRunService(channel);
     const started = await service.start(request('a face'));
     if ('refused' in started) throw new Error('refused');
     const watched = await service.watch(started.id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
@@ -241,21 +243,19 @@ describe('the run host protocol', () => {
   });
 
   it('reaches a host again when the connection is lost during an ask, and asks there once more', async () => {
-    const { channel, request, service } = await hostOverRuns();
+    const { channel, request, service, config } = await hostOverRuns();
     const dying = await listening((socket) => {
       serveFace(socket, service, VERSION, info);
       socket.on('data', (chunk: Buffer) => chunk.includes('"op":"watch"') && socket.destroy());
     });
+    const hosts = [await HostChannel.open(await dying.connect(), VERSION), channel];
     let reached = 0;
-    const runs = new HostRunService(await HostChannel.open(await dying.connect(), VERSION), () => {
-      reached++;
-      return Promise.resolve(channel);
-    });
+    const runs = new RunHostClient(config, silentLogger, VERSION, async () => ({ runs: new HostRunService(hosts[reached++]!) }));
     const started = await runs.start(request('lost and found'));
     if ('refused' in started) throw new Error('refused');
     const watched = await runs.watch(started.id, { waitMs: 10_000, untilSettled: true });
     expect(watched.ok && watched.value.state.status).toBe('complete');
-    expect(reached).toBe(1);
+    expect(reached).toBe(2);
   });
 
   it('is not taken for the run host by a face of another version, nor is anything else', async () => {

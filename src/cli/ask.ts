@@ -1,6 +1,6 @@
 import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
-import { chooseRunService } from '../host/choose.js';
+import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
 import { headline } from '../present/headline.js';
 import { refusalText } from '../present/refusal.js';
@@ -49,7 +49,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     file: config.logFile,
     stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent',
   });
-  const service = await chooseRunService(config, logger, packageVersion());
+  const service = new RunHostClient(config, logger, packageVersion());
   let board: Board | undefined;
   // Ctrl-C from now on stops the run, even one pressed while the run is being started.
   const stopped = new Promise<void>((resolve) =>
