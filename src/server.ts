@@ -14,6 +14,7 @@ import {
 import { createProcessPromptTask } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { Session } from './mcp/session.js';
+import { PlainCallAdapter } from './mcp/plain-calls.js';
 import { RunTaskStore } from './mcp/tasks.js';
 import { outputShape } from './present/output-schema.js';
 import { toolResult, type Layout } from './present/result.js';
@@ -56,7 +57,7 @@ export function createServer(deps: ServerDeps): McpServer {
   };
   const resultOf = async (handle: RunHandle, layout: Layout) =>
     toolResult(await resultView(handle, config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
-  const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs);
+  const tasks = new PlainCallAdapter(new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs));
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
     {

@@ -1,5 +1,5 @@
 import { CallToolResultSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Deadline } from '../src/clock.js';
 import { RunTaskStore } from '../src/mcp/tasks.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
@@ -104,12 +104,25 @@ describe('process_prompt as a task', () => {
     const { service } = harness.app;
     const tasks = new RunTaskStore(service, async () => ({ content: [] }));
     const { id } = mustStart(await service.start(runRequest('q', {}, harness.config)));
-    const task = await tasks.createTask({ context: { runId: id } }, 1, { method: 'tools/call', params: { task: {} } });
+    const task = await tasks.createTask({ context: { runId: id } });
     expect(task.status).toBe('working');
     // The SDK looked at the task a moment ago (working); the run has completed since.
     await new RunHandle(id, service).wait({ deadline: Deadline.after(5000) });
     await expect(tasks.updateTaskStatus(id, 'cancelled')).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     expect((await tasks.getTask(id))!.status).toBe('completed');
+  });
+
+  it('never stores a plain call in the task store: only a call that asks for a task is one', async () => {
+    const harness = await start('plain-unstored', 10);
+    const created = vi.spyOn(RunTaskStore.prototype, 'createTask');
+    try {
+      expect((await callTool(harness, 'process_prompt', { prompt: 'plain' })).data!.run_id).toBeTruthy();
+      expect(created).not.toHaveBeenCalled();
+      await runAsTask(harness, { prompt: 'a task' });
+      expect(created).toHaveBeenCalledTimes(1);
+    } finally {
+      created.mockRestore();
+    }
   });
 
   it('keeps plain calls plain for clients that do not ask for a task: no task is listed, the budget holds', async () => {
