@@ -1,13 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { resultView, type FaceContext } from './mcp/answer.js';
+import { resultView, type ToolContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
 import {
   GET_RUN_DESCRIPTION,
   PROCESS_PROMPT_DESCRIPTION,
   SERVER_INSTRUCTIONS,
+  SERVER_NAME,
   getRunShape,
   processPromptShape,
 } from './mcp/input-schema.js';
@@ -20,8 +21,6 @@ import { outputShape } from './present/output-schema.js';
 import { toolResult, type Layout } from './present/result.js';
 import type { RunHandle } from './run/handle.js';
 import type { RunService } from './run/service.js';
-
-export const SERVER_NAME = 'parallel-llm-server';
 
 export interface ServerDeps {
   config: Config;
@@ -37,13 +36,13 @@ export interface ServerDeps {
 
 /**
  * The MCP server: `process_prompt` (a plain call, or a task where the client asks for one),
- * `get_run`, and the runs as resources. All of them are faces of the same runs.
+ * `get_run`, and the runs as resources. All of them read and start the same runs.
  */
 export function createServer(deps: ServerDeps): McpServer {
   const { config, logger, service } = deps;
   const session = new Session();
   let closed = false;
-  const context: FaceContext = {
+  const context: ToolContext = {
     service,
     config,
     logger,

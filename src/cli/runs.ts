@@ -16,7 +16,7 @@ export async function runsCommand(args: string[], readConfig: () => Config): Pro
     const info = await service.hostInfo();
     process.stdout.write(
       info
-        ? `Run host: pid ${info.pid}, version ${info.version}, up since ${info.started_at}, ${info.running} running, ${info.faces} connected counting this command (socket ${info.socket}, log ${info.log})\n\n`
+        ? `Run host: pid ${info.pid}, version ${info.version}, up since ${info.started_at}, ${info.running} running, ${info.clients} connected counting this command (socket ${info.socket}, log ${info.log})\n\n`
         : 'No run host is running (the first MCP server or ask that needs one starts it).\n\n',
     );
     const runs = await service.list(LISTED);

@@ -5,7 +5,7 @@ import type { LookupError } from '../run/service.js';
 import { HOST_NAME } from './protocol.js';
 import { readMessages, send, type Hello, type Reply } from './wire.js';
 
-/** How long a face waits for a host to say who it is once connected. */
+/** How long a client waits for a host to say who it is once connected. */
 const HELLO_MS = 5000;
 
 interface Pending {
@@ -21,7 +21,7 @@ export interface AskOptions {
 }
 
 /**
- * A face's end of its connection to the run host (wire.ts): asks go out numbered, and each
+ * A client's end of its connection to the run host (wire.ts): asks go out numbered, and each
  * settles with its reply, or rejects when it is taken back, times out, or the connection is lost
  * (`onclose` is told first, so that the caller knows to reach a host again).
  */

@@ -3,7 +3,7 @@ import { removeOwnFile } from '../store/files.js';
 import { makeDirs, ownedByUs } from '../store/private-dir.js';
 import { withTimeLimit } from '../store/time-limit.js';
 
-/** Each step on the host's folder has this long: a hung file system must not hang a face. */
+/** Each step on the host's folder has this long: a hung file system must not hang a client. */
 const STEP_MS = 5000;
 
 /**

@@ -18,7 +18,7 @@ export interface HostPaths {
 }
 
 /**
- * The settings a run host executes runs with. Faces with the same ones share one host; a face
+ * The settings a run host executes runs with. Clients with the same ones share one host; a client
  * with another key, upstream, output folder or version gets a host of its own, so a host never
  * runs a request with settings other than its starter's, and two versions never share one.
  */

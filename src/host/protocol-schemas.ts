@@ -6,7 +6,7 @@ import { requestSchema } from '../run/request-schema.js';
 /**
  * The run host's protocol (protocol.ts) as zod schemas: the host checks every call's arguments
  * against `inputs` (anything on its socket may call it); `outputs` declares what each operation
- * answers, which test/host-protocol.test.ts holds the host to. A face builds none of them: it
+ * answers, which test/host-protocol.test.ts holds the host to. A client builds none of them: it
  * speaks only to a host of its own version, and takes the replies as their types say.
  */
 const runId = z.string().min(1).max(200);
@@ -48,7 +48,7 @@ export const outputs = {
     version: z.string(),
     started_at: z.string(),
     running: z.number(),
-    faces: z.number(),
+    clients: z.number(),
     socket: z.string(),
     log: z.string(),
   }),

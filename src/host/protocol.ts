@@ -3,7 +3,7 @@ import type { RunView } from '../run/service.js';
 import type { outputs, viewSchema } from './protocol-schemas.js';
 
 /**
- * What the run host offers its faces over its channel (wire.ts): one operation of the run
+ * What the run host offers its clients over its channel (wire.ts): one operation of the run
  * service (src/run/service.ts) per ask, each answering with a value of a declared shape
  * (protocol-schemas.ts), or with a lookup error.
  */

@@ -4,7 +4,7 @@ import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
 
 /**
  * The run host's channel: one JSON object per line over its socket, each way. On a new
- * connection the host says who it is (`Hello`); the face then asks (`Ask`), and may take an
+ * connection the host says who it is (`Hello`); the client then asks (`Ask`), and may take an
  * ask back (`Withdraw`); the host replies to each ask once (`Reply`). Both ends are this very
  * package of the same version (the hello tells), so it needs none of a general protocol's
  * checks: only the host checks what it is asked (serve.ts). MCP on this hop ran each message
@@ -40,7 +40,7 @@ export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): v
  * Reads the socket's messages as they complete: `onMessage` gets each line's JSON object, and
  * `onUnreadable` the id (when its start shows one) of a line that is not a JSON object or is
  * over the limit. Whatever the peer sends, nothing it sends is thrown: a handler that throws
- * ends this connection, never the process (the run host's runs are every face's).
+ * ends this connection, never the process (the run host's runs are every client's).
  */
 export function readMessages(
   socket: Socket,

@@ -16,7 +16,7 @@ import type { Session } from './session.js';
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What the tools share: the runs, the settings, and what the client is. */
-export interface FaceContext {
+export interface ToolContext {
   service: RunService;
   config: Config;
   logger: Logger;
@@ -44,7 +44,7 @@ export interface Call {
  * `running` with what has arrived. A user's stop cancels the run; the client's own timeout
  * or its going away ends only the call.
  */
-export async function answerWhenReady(context: FaceContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
+export async function answerWhenReady(context: ToolContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
   const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs)));
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
@@ -78,7 +78,7 @@ export async function resultView(handle: RunHandle, maxChars: number, wait?: Wai
  * started; the client's own timeout teaches the session the client's limit, and neither it nor
  * the client going away stops the run. Returns how to stop listening.
  */
-export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra: Extra): () => void {
+export function stopOnUserCancel(context: ToolContext, handle: RunHandle, extra: Extra): () => void {
   const startedAt = monotonicNow();
   const onAbort = () => {
     const reason = String(extra.signal.reason);

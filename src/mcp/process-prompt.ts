@@ -6,7 +6,7 @@ import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { StartRefusal } from '../run/refusal.js';
 import { runRequest } from '../run/request.js';
-import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
+import { answerWhenReady, stopOnUserCancel, type ToolContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
 import type { PlainCallAdapter } from './plain-calls.js';
 
@@ -18,7 +18,7 @@ export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPro
  * waits for the run within the client's budget, and hands its result over to the SDK.
  */
 export async function createProcessPromptTask(
-  context: FaceContext,
+  context: ToolContext,
   tasks: PlainCallAdapter,
   args: ProcessPromptArgs,
   extra: CreateTaskExtra,
@@ -51,7 +51,7 @@ export async function createProcessPromptTask(
 
 /** A call refused before any run: its task fails at once, with the refusal as its error result. */
 async function refusedTask(
-  context: FaceContext,
+  context: ToolContext,
   tasks: PlainCallAdapter,
   refusal: StartRefusal,
   extra: CreateTaskExtra,

@@ -186,7 +186,7 @@ describe('the run host when idle', () => {
       expect(host).toBeDefined();
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect(alive(host!)).toBe(true);
-      // Taken before the close: the host cannot see its face leave any earlier.
+      // Taken before the close: the host cannot see its client leave any earlier.
       left = Date.now();
       await session.close();
       await waitFor(() => !alive(host!), 8000);
