@@ -1,8 +1,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HostChannel } from '../src/host/channel.js';
-import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
-import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
+import { HOST_NAME, lookupErrorSchema, outputs, type HostInfo } from '../src/host/protocol.js';
 import { RunHostClient } from '../src/host/client.js';
 import { HostRunService } from '../src/host/host-run-service.js';
 import { serveClient } from '../src/host/serve.js';
@@ -18,7 +17,7 @@ import { waitFor } from './support/wait.js';
  * The run host's channel (src/host/wire.ts) between a client and the host's server, over a real
  * socket and a real run service. A client takes the replies as they are (it speaks only to a
  * host of its own version), so the first test is what holds the host to the shapes
- * src/host/protocol-schemas.ts declares.
+ * src/host/protocol.ts declares.
  */
 const VERSION = '0.0.0-test';
 const fake = await startFakeOpenRouter();

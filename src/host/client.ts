@@ -49,21 +49,10 @@ export class RunHostClient implements RunService {
     return started;
   }
 
-  watch(...args: Parameters<RunService['watch']>): ReturnType<RunService['watch']> {
-    return this.use('read', (runs) => runs.watch(...args), args[1].signal);
-  }
-
-  view(...args: Parameters<RunService['view']>): ReturnType<RunService['view']> {
-    return this.use('read', (runs) => runs.view(...args));
-  }
-
-  cancel(...args: Parameters<RunService['cancel']>): ReturnType<RunService['cancel']> {
-    return this.use('read', (runs) => runs.cancel(...args));
-  }
-
-  list(limit: number): ReturnType<RunService['list']> {
-    return this.use('read', (runs) => runs.list(limit));
-  }
+  watch: RunService['watch'] = (id, options) => this.use('read', (runs) => runs.watch(id, options), options.signal);
+  view: RunService['view'] = (id, maxChars) => this.use('read', (runs) => runs.view(id, maxChars));
+  cancel: RunService['cancel'] = (id, reason) => this.use('read', (runs) => runs.cancel(id, reason));
+  list: RunService['list'] = (limit) => this.use('read', (runs) => runs.list(limit));
 
   /** The running host's own account of itself, or undefined when none is running; never starts one. */
   async hostInfo(): Promise<HostInfo | undefined> {

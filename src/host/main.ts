@@ -7,9 +7,8 @@ import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/from-config.js';
 import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
-import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import { IdleStop } from './idle.js';
-import { hostPaths, type HostPaths } from './paths.js';
+import { ensureHostDir, hostPaths, removeOwnHostFile, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
 import { serveClient } from './serve.js';
 
@@ -48,8 +47,8 @@ async function runHost(args: string[], config: Config): Promise<void> {
   if (!config.logFile) await keepLogSmall(paths.log);
   // Every exit of the host flushes its log (stopper), so its lines may wait for the end of their turn.
   const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent', fileLinesPerTurn: true });
-  const client = OpenRouterClient.fromConfig(config, logger);
-  const { runs, service } = localRuns(config, client, logger);
+  const upstream = OpenRouterClient.fromConfig(config, logger);
+  const { runs, service } = localRuns(config, upstream, logger);
   const startedAt = new Date().toISOString();
   let clients = 0;
   // Made once the host listens; a client that comes before is counted when it is.
@@ -75,7 +74,7 @@ async function runHost(args: string[], config: Config): Promise<void> {
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;
-  const stop = stopper({ server, runs, client, logger, paths, socketIno });
+  const stop = stopper({ server, runs, upstream, logger, paths, socketIno });
   process.once('SIGTERM', () => void stop('SIGTERM', true));
   process.once('SIGINT', () => void stop('SIGINT', true));
   // Detached, the host has no terminal to lose: a hang-up is no reason to stop paid runs.
@@ -123,14 +122,14 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
 interface Parts {
   server: net.Server;
   runs: Runs;
-  client: OpenRouterClient;
+  upstream: OpenRouterClient;
   logger: Logger;
   paths: HostPaths;
   socketIno: number | undefined;
 }
 
 /** Stops the host once: no new client, the socket removed (if it is still ours), runs interrupted when asked, logs flushed. */
-function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
+function stopper({ server, runs, upstream, logger, paths, socketIno }: Parts) {
   let stopping = false;
   return async (why: string, interrupt: boolean, exitCode = 0) => {
     if (stopping) return;
@@ -142,7 +141,7 @@ function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
     if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
       await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
     await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
-    await client.close();
+    await upstream.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(exitCode);
   };

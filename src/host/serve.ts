@@ -2,9 +2,8 @@ import type { Socket } from 'node:net';
 import { z } from 'zod';
 import { ok, type Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
-import { inputs } from './protocol-schemas.js';
-import { HOST_NAME, viewToWire, type HostInfo, type Operation } from './protocol.js';
-import { readMessages, send, type Reply } from './wire.js';
+import { HOST_NAME, inputs, viewToWire, type HostInfo, type Operation, type Reply } from './protocol.js';
+import { readMessages, send } from './wire.js';
 
 /**
  * Serves one client's connection to the run host: it says who it is, then does each ask with the
