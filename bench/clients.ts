@@ -408,7 +408,7 @@ await report('clients', {
 });
 
 /**
- * The run host of these settings, started as a face starts it (src/host/connect.ts: detached, in
+ * The run host of these settings, started as a client starts it (src/host/connect.ts: detached, in
  * its folder, with its V8 flags) but under --cpu-prof; it writes its profile when it exits. Its
  * name (a hash of its settings) is the one a host started with a wrong one reports.
  */
