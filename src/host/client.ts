@@ -77,10 +77,12 @@ export class RunHostClient implements RunService {
 
   private async use<T>(need: Need, operation: (runs: Runs) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const runs = await this.decide(need);
+    const host = runs === this.host ? this.host : undefined;
     try {
       return await operation(runs);
     } catch (error) {
-      if (runs !== this.host || !this.host.lost || signal?.aborted) throw error;
+      // Cut off by the loss of its host: decided again, and tried once more there.
+      if (!host?.lost || signal?.aborted) throw error;
       return operation(await this.decide(need));
     }
   }
