@@ -40,7 +40,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HOST_V8_FLAGS } from '../src/host/connect.js';
+import { RUNTIME_FLAGS } from '../src/host/runtime-flags.js';
 import { stopHostsUnder } from '../test/support/hosts.js';
 import {
   assertAnswered,
@@ -408,7 +408,7 @@ await report('clients', {
 });
 
 /**
- * The run host of these settings, started as a face starts it (src/host/connect.ts: detached, in
+ * The run host of these settings, started as a client starts it (src/host/connect.ts: detached, in
  * its folder, with its V8 flags) but under --cpu-prof; it writes its profile when it exits. Its
  * name (a hash of its settings) is the one a host started with a wrong one reports.
  */
@@ -420,7 +420,7 @@ async function startProfiledHost(): Promise<string> {
   const said = spawnSync(process.execPath, [bin, 'host', 'none'], { cwd: hostDir, env, encoding: 'utf8' }).stdout;
   const id = /settings \((\w+)\)/.exec(said)?.[1];
   if (!id) throw new Error(`the run host did not say its name: ${said}`);
-  const host = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...HOST_V8_FLAGS, bin, 'host', id], {
+  const host = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...RUNTIME_FLAGS.host, bin, 'host', id], {
     detached: true,
     stdio: ['ignore', 'pipe', 'ignore'],
     cwd: hostDir,

@@ -1,26 +1,26 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { FaceContext } from './mcp/answer.js';
+import { resultView, type ToolContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
 import { getRun } from './mcp/get-run.js';
 import {
   GET_RUN_DESCRIPTION,
   PROCESS_PROMPT_DESCRIPTION,
   SERVER_INSTRUCTIONS,
+  SERVER_NAME,
   getRunShape,
   processPromptShape,
 } from './mcp/input-schema.js';
 import { createProcessPromptTask } from './mcp/process-prompt.js';
 import { registerRunResources } from './mcp/resources.js';
 import { Session } from './mcp/session.js';
+import { PlainCallAdapter } from './mcp/plain-calls.js';
 import { RunTaskStore } from './mcp/tasks.js';
 import { outputShape } from './present/output-schema.js';
 import { toolResult, type Layout } from './present/result.js';
 import type { RunHandle } from './run/handle.js';
 import type { RunService } from './run/service.js';
-
-export const SERVER_NAME = 'parallel-llm-server';
 
 export interface ServerDeps {
   config: Config;
@@ -36,13 +36,13 @@ export interface ServerDeps {
 
 /**
  * The MCP server: `process_prompt` (a plain call, or a task where the client asks for one),
- * `get_run`, and the runs as resources. All of them are faces of the same runs.
+ * `get_run`, and the runs as resources. All of them read and start the same runs.
  */
 export function createServer(deps: ServerDeps): McpServer {
   const { config, logger, service } = deps;
   const session = new Session();
   let closed = false;
-  const context: FaceContext = {
+  const context: ToolContext = {
     service,
     config,
     logger,
@@ -55,8 +55,8 @@ export function createServer(deps: ServerDeps): McpServer {
     connectionClosed: () => closed,
   };
   const resultOf = async (handle: RunHandle, layout: Layout) =>
-    toolResult(await handle.view(config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
-  const tasks = new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs);
+    toolResult(await resultView(handle, config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
+  const tasks = new PlainCallAdapter(new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs));
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
     {

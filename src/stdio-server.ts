@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import { terminalGreeting } from './cli/help.js';
 import { ConfigError, MAX_TIMER_MS, type Config } from './config.js';
-import { faceRunService } from './host/lazy.js';
+import { RunHostClient } from './host/client.js';
 import { createLogger } from './log/logger.js';
 import { LineTransport } from './mcp/line-transport.js';
 import { createSetupErrorServer } from './mcp/setup-error-server.js';
@@ -41,7 +41,7 @@ async function serveSetupError(problem: string): Promise<void> {
 /** The server whose runs execute in the run host, reached (or started) at the first call that needs it. */
 async function serve(config: Config, logger: Logger): Promise<void> {
   const version = packageVersion();
-  const service = faceRunService(config, logger, version);
+  const service = new RunHostClient(config, logger, version);
   const server = createServer({ config, service, logger, version });
   await connectStdio(
     server,

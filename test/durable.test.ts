@@ -104,6 +104,29 @@ describe('the disk failing mid-run', () => {
     }
   });
 
+  it('carries the whole answer, past the result cap, in the result, get_run and the resource when final.md cannot be saved', async (context) => {
+    const tmpfs = await mountTmpfs(512);
+    if (typeof tmpfs === 'string') return context.skip(tmpfs);
+    try {
+      // Four times the default cap of 100,000 characters: the answer exists nowhere but in the result.
+      const big = 'An answer that does not fit. '.repeat(14_000);
+      const harness = await start({ ...models('full-cap', 300, { answer: big }), PARALLEL_LLM_OUTPUT_DIR: path.join(tmpfs.dir, 'runs') });
+      const pending = callTool(harness, 'process_prompt', { prompt: 'q' });
+      await waitFor(() => requests('full-cap/synth') === 1);
+      await writeFile(path.join(tmpfs.dir, 'filler'), Buffer.alloc(512 * 1024)).catch(() => undefined);
+      const { data } = await pending;
+      expect(data).toMatchObject({ status: 'complete', answer_cut: false, synthesizer: { file: null } });
+      expect(data!.answer?.length).toBe(big.length);
+      const again = await callTool(harness, 'get_run', { run_id: data!.run_id });
+      expect(again.data!.answer?.length).toBe(big.length);
+      const read = await harness.client.readResource({ uri: `parallel-llm://runs/${data!.run_id}` });
+      expect((read.contents[0] as { text: string }).text).toContain(big);
+      await rm(path.join(tmpfs.dir, 'filler'));
+    } finally {
+      await tmpfs.unmount();
+    }
+  });
+
   it('makes a run folder removed mid-run again, and finishes the run in it', async () => {
     const harness = await start(models('removed', 400));
     const pending = callTool(harness, 'process_prompt', { prompt: 'q' });

@@ -10,7 +10,7 @@ describe('the run host’s idle stop', () => {
 
   beforeEach(() => {
     vi.useFakeTimers();
-    load = { faces: 0, running: 0 };
+    load = { clients: 0, running: 0 };
     stops = 0;
     idle = new IdleStop(
       IDLE_MS,
@@ -28,22 +28,22 @@ describe('the run host’s idle stop', () => {
     expect(stops).toBe(1);
   }
 
-  it('stops a host with no face and no run once it has been so for the idle time, not before', () => {
+  it('stops a host with no client and no run once it has been so for the idle time, not before', () => {
     idle.check();
     expectStopAfter(IDLE_MS);
   });
 
-  it('sets no timer at all while faces wait with no run, and counts the idle time from the last face’s leaving', () => {
-    load.faces = 2;
+  it('sets no timer at all while clients wait with no run, and counts the idle time from the last client’s leaving', () => {
+    load.clients = 2;
     idle.check();
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(5 * IDLE_MS);
-    load.faces = 0;
+    load.clients = 0;
     idle.check();
     expectStopAfter(IDLE_MS);
   });
 
-  it('keeps a host whose runs go on with no face, and stops it the idle time after they end', () => {
+  it('keeps a host whose runs go on with no client, and stops it the idle time after they end', () => {
     load.running = 1;
     idle.check();
     vi.advanceTimersByTime(3 * IDLE_MS);
@@ -59,7 +59,7 @@ describe('the run host’s idle stop', () => {
       1,
       () => {
         looks++;
-        return { faces: 0, running: 1 };
+        return { clients: 0, running: 1 };
       },
       () => stops++,
     );
@@ -69,9 +69,9 @@ describe('the run host’s idle stop', () => {
     expect(stops).toBe(0);
   });
 
-  it('does not stop a host that a face reached after the timer was set, whoever forgot to say so', () => {
+  it('does not stop a host that a client reached after the timer was set, whoever forgot to say so', () => {
     idle.check();
-    load.faces = 1;
+    load.clients = 1;
     vi.advanceTimersByTime(IDLE_MS);
     expect(stops).toBe(0);
     expect(vi.getTimerCount()).toBe(0);

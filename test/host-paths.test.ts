@@ -6,7 +6,7 @@ const config = (env: Record<string, string> = {}) =>
   loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test-key-0123456789', PARALLEL_LLM_OUTPUT_DIR: '/tmp/runs', ...env });
 
 describe('the run host’s identity', () => {
-  it('is shared by faces of the same version and settings, whatever their per-call defaults', () => {
+  it('is shared by clients of the same version and settings, whatever their per-call defaults', () => {
     const a = hostPaths(config({ PARALLEL_LLM_MODELS: 'a/one' }), '1.0.0', { XDG_RUNTIME_DIR: '/run/user/1000' }, 'linux');
     const b = hostPaths(
       config({ PARALLEL_LLM_MODELS: 'b/two', PARALLEL_LLM_BUDGET_MS: '9000' }),

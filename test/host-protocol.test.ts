@@ -1,22 +1,23 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HostChannel } from '../src/host/channel.js';
-import { lookupErrorSchema, outputs } from '../src/host/protocol-schemas.js';
-import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
-import { HostRunService } from '../src/host/remote.js';
-import { serveFace } from '../src/host/serve.js';
+import { HOST_NAME, lookupErrorSchema, outputs, type HostInfo } from '../src/host/protocol.js';
+import { RunHostClient } from '../src/host/client.js';
+import { HostRunService } from '../src/host/host-run-service.js';
+import { serveClient } from '../src/host/serve.js';
 import { MAX_LINE_BYTES } from '../src/line-splitter.js';
 import { runRequest } from '../src/run/request.js';
 import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
+import { silentLogger } from './support/client.js';
 import { harnessesClosedAfterEach } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
- * The run host's channel (src/host/wire.ts) between a face and the host's server, over a real
- * socket and a real run service. A face takes the replies as they are (it speaks only to a
+ * The run host's channel (src/host/wire.ts) between a client and the host's server, over a real
+ * socket and a real run service. A client takes the replies as they are (it speaks only to a
  * host of its own version), so the first test is what holds the host to the shapes
- * src/host/protocol-schemas.ts declares.
+ * src/host/protocol.ts declares.
  */
 const VERSION = '0.0.0-test';
 const fake = await startFakeOpenRouter();
@@ -38,7 +39,7 @@ const info = (): HostInfo => ({
   version: VERSION,
   started_at: new Date().toISOString(),
   running: 0,
-  faces: 1,
+  clients: 1,
   socket: 's',
   log: 'l',
 });
@@ -87,7 +88,7 @@ async function hostOverRuns(models = env) {
     finished: () => runs.finished(),
     close: () => runs.close(),
   };
-  const host = await listening((socket) => serveFace(socket, service, VERSION, info));
+  const host = await listening((socket) => serveClient(socket, service, VERSION, info));
   const channel = await HostChannel.open(await host.connect(), VERSION);
   const ask = (op: string, args: object, signal?: AbortSignal) => channel.ask(op, args, { timeoutMs: 20_000, signal });
   const value = async (op: string, args: object) => {
@@ -96,7 +97,7 @@ async function hostOverRuns(models = env) {
     return reply.value;
   };
   const request = (prompt: string) => runRequest(prompt, {}, harness.config);
-  return { host, channel, ask, value, request, watched, service };
+  return { host, channel, ask, value, request, watched, service, config: harness.config };
 }
 
 /** A connection that writes lines as they are given and reads the host's replies, parsed. */
@@ -140,10 +141,10 @@ describe('the run host protocol', () => {
     expect(!missing.ok && lookupErrorSchema.parse(missing.error).kind).toBe('bad_id');
   });
 
-  it("is what a face's run service reads: a run started, watched to its end, and viewed", async () => {
+  it("is what a client's run service reads: a run started, watched to its end, and viewed", async () => {
     const { channel, request } = await hostOverRuns();
-    const service = new HostRunService(channel, () => Promise.reject(new Error('no second host in this test')));
-    const started = await service.start(request('a face'));
+    const service = new HostRunService(channel);
+    const started = await service.start(request('a client'));
     if ('refused' in started) throw new Error('refused');
     const watched = await service.watch(started.id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
     expect(watched.ok && watched.value.state.status).toBe('complete');
@@ -161,7 +162,7 @@ describe('the run host protocol', () => {
     expect((await ask('info', {})).ok).toBe(true);
   });
 
-  it('ends the wait a face takes back, or asked for too long, and the face hears why', async () => {
+  it('ends the wait a client takes back, or asked for too long, and the client hears why', async () => {
     const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
     const { run_id } = (await value('start', { request: request('withdrawn') })) as { run_id: string };
     const withdraw = new AbortController();
@@ -177,7 +178,7 @@ describe('the run host protocol', () => {
     await value('cancel', { run_id, reason: 'done with it' });
   });
 
-  it('ends the waits of a face whose connection is lost, and the face knows before its asks fail', async () => {
+  it('ends the waits of a client whose connection is lost, and the client knows before its asks fail', async () => {
     const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
     const { run_id } = (await value('start', { request: request('lost') })) as { run_id: string };
     const told: string[] = [];
@@ -223,7 +224,7 @@ describe('the run host protocol', () => {
     expect(info).toMatchObject({ id: 3, value: { version: VERSION } });
   });
 
-  it('answers an ask whose id is still in use with an error, and still ends the first wait when the face goes', async () => {
+  it('answers an ask whose id is still in use with an error, and still ends the first wait when the client goes', async () => {
     const { host, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
     const { run_id } = (await value('start', { request: request('twice') })) as { run_id: string };
     const raw = await rawFace(host);
@@ -243,25 +244,23 @@ describe('the run host protocol', () => {
   });
 
   it('reaches a host again when the connection is lost during an ask, and asks there once more', async () => {
-    const { channel, request, service } = await hostOverRuns();
+    const { channel, request, service, config } = await hostOverRuns();
     const dying = await listening((socket) => {
-      serveFace(socket, service, VERSION, info);
+      serveClient(socket, service, VERSION, info);
       socket.on('data', (chunk: Buffer) => chunk.includes('"op":"watch"') && socket.destroy());
     });
+    const hosts = [await HostChannel.open(await dying.connect(), VERSION), channel];
     let reached = 0;
-    const runs = new HostRunService(await HostChannel.open(await dying.connect(), VERSION), () => {
-      reached++;
-      return Promise.resolve(channel);
-    });
+    const runs = new RunHostClient(config, silentLogger, VERSION, async () => ({ runs: new HostRunService(hosts[reached++]!) }));
     const started = await runs.start(request('lost and found'));
     if ('refused' in started) throw new Error('refused');
     const watched = await runs.watch(started.id, { waitMs: 10_000, untilSettled: true });
     expect(watched.ok && watched.value.state.status).toBe('complete');
-    expect(reached).toBe(1);
+    expect(reached).toBe(2);
   });
 
-  it('is not taken for the run host by a face of another version, nor is anything else', async () => {
-    const host = await listening((socket) => serveFace(socket, {} as RunService, '9.9.9', info));
+  it('is not taken for the run host by a client of another version, nor is anything else', async () => {
+    const host = await listening((socket) => serveClient(socket, {} as RunService, '9.9.9', info));
     await expect(HostChannel.open(await host.connect(), VERSION)).rejects.toThrow(
       `served by ${HOST_NAME} 9.9.9, not the run host ${VERSION}`,
     );

@@ -1,9 +1,13 @@
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { CallToolResultSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { Deadline } from '../src/clock.js';
+import { RunTaskStore } from '../src/mcp/tasks.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
+import { RunHandle } from '../src/run/handle.js';
+import { runRequest } from '../src/run/request.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
-import { callTool, harnessesClosedAfterEach, tempDir, type Harness, type startHarness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /** MCP tasks (2025-11-25): a task-capable client runs process_prompt as a task it can poll, fetch and cancel. */
@@ -93,6 +97,32 @@ describe('process_prompt as a task', () => {
     const { data } = await callTool(harness, 'get_run', { run_id: taskId });
     expect(data!.status).toBe('cancelled');
     expect(fake.requestsFor('cancel-task/synth')).toHaveLength(0);
+  });
+
+  it('refuses with -32602 to cancel a task whose run completed after the client last saw it working, and says it completed', async () => {
+    const harness = await start('cancel-late', 30);
+    const { service } = harness.app;
+    const tasks = new RunTaskStore(service, async () => ({ content: [] }));
+    const { id } = mustStart(await service.start(runRequest('q', {}, harness.config)));
+    const task = await tasks.createTask({ context: { runId: id } });
+    expect(task.status).toBe('working');
+    // The SDK looked at the task a moment ago (working); the run has completed since.
+    await new RunHandle(id, service).wait({ deadline: Deadline.after(5000) });
+    await expect(tasks.updateTaskStatus(id, 'cancelled')).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    expect((await tasks.getTask(id))!.status).toBe('completed');
+  });
+
+  it('never stores a plain call in the task store: only a call that asks for a task is one', async () => {
+    const harness = await start('plain-unstored', 10);
+    const created = vi.spyOn(RunTaskStore.prototype, 'createTask');
+    try {
+      expect((await callTool(harness, 'process_prompt', { prompt: 'plain' })).data!.run_id).toBeTruthy();
+      expect(created).not.toHaveBeenCalled();
+      await runAsTask(harness, { prompt: 'a task' });
+      expect(created).toHaveBeenCalledTimes(1);
+    } finally {
+      created.mockRestore();
+    }
   });
 
   it('keeps plain calls plain for clients that do not ask for a task: no task is listed, the budget holds', async () => {

@@ -1,10 +1,10 @@
 import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
-import { chooseRunService } from '../host/choose.js';
+import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
 import { headline } from '../present/headline.js';
 import { refusalText } from '../present/refusal.js';
-import { shownTexts } from '../present/shown.js';
+import { shownTexts, WHOLE_CHARS } from '../present/shown.js';
 import { structuredResult } from '../present/structured.js';
 import { answersText, footer } from '../present/text.js';
 import { effectiveCeiling } from '../run/ceiling.js';
@@ -18,8 +18,6 @@ import { readAskInput, type AskInput } from './ask-input.js';
 import { createBoard, type Board } from './board.js';
 import { eventsBetween, synthesisOutcome } from './events.js';
 
-/** A terminal shows answers whole; this only bounds reading one back from a run folder. */
-const WHOLE = 64 * 1024 * 1024;
 /** How often the terminal hears from the run host while nothing changes (the board redraws on its own). */
 const HEARTBEAT_MS = 10_000;
 
@@ -51,7 +49,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     file: config.logFile,
     stderrLevel: process.env.PARALLEL_LLM_LOG_LEVEL ? config.logLevel : 'silent',
   });
-  const service = await chooseRunService(config, logger, packageVersion());
+  const service = new RunHostClient(config, logger, packageVersion());
   let board: Board | undefined;
   // Ctrl-C from now on stops the run, even one pressed while the run is being started.
   const stopped = new Promise<void>((resolve) =>
@@ -76,7 +74,7 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
     const { status } = view.state;
     board.stop(synthesisOutcome(view.state));
     const answered = !STATUS[status].isError && status !== 'interrupted';
-    const shown = shownTexts(view, WHOLE);
+    const shown = shownTexts(view, WHOLE_CHARS);
     const notice = service.notice;
     process.stderr.write(`\n${headline(view.state, undefined, joined)}\n\n`);
     // --json: the tool's structuredContent, answers included, for scripts.
@@ -106,7 +104,7 @@ async function follow(handle: RunHandle, board: Board): Promise<RunView> {
     for (const event of eventsBetween(previous, state)) board.onEvent(event);
     previous = state;
   };
-  const view = await handle.waitForView({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show }, WHOLE);
+  const view = await handle.waitForView({ deadline: Deadline.after(Infinity), heartbeatMs: HEARTBEAT_MS, onUpdate: show }, WHOLE_CHARS);
   show(view.state);
   return view;
 }

@@ -4,7 +4,7 @@ import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { answer, readCommandLine } from './command-line.js';
 import { CANCEL_HELP } from './help.js';
-import { existingRuns } from './services.js';
+import { existingRuns } from './existing-runs.js';
 
 /** How long `cancel` waits for the stopped run to journal its end. */
 const SETTLE_MS = 5000;
@@ -18,7 +18,7 @@ export async function cancelCommand(args: string[], readConfig: () => Config): P
     return 2;
   }
   const id = line.words[0]!.trim();
-  const { service } = await existingRuns(readConfig());
+  const service = existingRuns(readConfig());
   try {
     const outcome = await service.cancel(id, 'cancelled from the terminal (parallel-llm-mcp cancel)');
     if (!outcome.stopped) {

@@ -3,7 +3,7 @@ import { seconds } from '../present/words.js';
 import type { Listing } from '../run/service.js';
 import { answer, readCommandLine } from './command-line.js';
 import { RUNS_HELP } from './help.js';
-import { existingRuns } from './services.js';
+import { existingRuns } from './existing-runs.js';
 
 const LISTED = 20;
 
@@ -11,12 +11,12 @@ const LISTED = 20;
 export async function runsCommand(args: string[], readConfig: () => Config): Promise<number> {
   const line = readCommandLine('runs', args, { words: false });
   if (line.kind !== 'run') return answer(line, RUNS_HELP);
-  const { service, host } = await existingRuns(readConfig());
+  const service = existingRuns(readConfig());
   try {
-    const info = await host?.info();
+    const info = await service.hostInfo();
     process.stdout.write(
       info
-        ? `Run host: pid ${info.pid}, version ${info.version}, up since ${info.started_at}, ${info.running} running, ${info.faces} connected counting this command (socket ${info.socket}, log ${info.log})\n\n`
+        ? `Run host: pid ${info.pid}, version ${info.version}, up since ${info.started_at}, ${info.running} running, ${info.clients} connected counting this command (socket ${info.socket}, log ${info.log})\n\n`
         : 'No run host is running (the first MCP server or ask that needs one starts it).\n\n',
     );
     const runs = await service.list(LISTED);

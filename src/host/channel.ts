@@ -2,16 +2,11 @@ import type { Socket } from 'node:net';
 import { withinMs } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import type { LookupError } from '../run/service.js';
-import { HOST_NAME } from './protocol.js';
-import { readMessages, send, type Hello, type Reply } from './wire.js';
+import { HOST_NAME, type Hello, type Reply } from './protocol.js';
+import { readMessages, send } from './wire.js';
 
-/** How long a face waits for a host to say who it is once connected. */
+/** How long a client waits for a host to say who it is once connected. */
 const HELLO_MS = 5000;
-
-interface Pending {
-  settle: (reply: Reply) => void;
-  fail: (error: Error) => void;
-}
 
 export interface AskOptions {
   /** Takes the ask back: the host stops what it does for it, and the ask rejects with the signal's reason. */
@@ -21,29 +16,23 @@ export interface AskOptions {
 }
 
 /**
- * A face's end of its connection to the run host (wire.ts): asks go out numbered, and each
- * settles with its reply, or rejects when it is taken back, times out, or the connection is lost
- * (`onclose` is told first, so that the caller knows to reach a host again).
+ * A client's end of its connection to the run host: asks go out numbered, and each settles with
+ * its reply, or rejects when it is taken back, times out, or the connection is lost (`onclose`
+ * is told first, so that the owner knows to reach a host again).
  */
 export class HostChannel {
   onclose?: () => void;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, (reply: Reply | Error) => void>();
   private lastId = 0;
   private closed = false;
-  /** Settles with the host's first message, or fails if the connection ends before it. */
-  private readonly hello: Promise<unknown>;
-  private greet: ((hello: unknown) => void) | undefined;
-  private refuse: ((error: Error) => void) | undefined;
+  /** Takes the host's first message, or the error that ended the connection before it. */
+  private greet: ((hello: Partial<Hello> | Error) => void) | undefined;
 
   private constructor(private readonly socket: Socket) {
-    this.hello = new Promise((resolve, reject) => {
-      this.greet = resolve;
-      this.refuse = reject;
-    });
     readMessages(
       socket,
       (message) => this.received(message),
-      (id, why) => id !== undefined && this.pending.get(id)?.fail(new Error(`the run host's reply could not be read: ${why}`)),
+      (id, why) => id !== undefined && this.pending.get(id)?.(new Error(`the run host's reply could not be read: ${why}`)),
     );
     socket.on('error', () => undefined);
     socket.once('close', () => this.lost());
@@ -52,10 +41,13 @@ export class HostChannel {
   /** The channel over `socket` once the host on it has said it is the run host of `version`; the socket is ended otherwise. */
   static async open(socket: Socket, version: string): Promise<HostChannel> {
     const channel = new HostChannel(socket);
+    const hello = new Promise<Partial<Hello> | Error>((resolve) => (channel.greet = resolve));
     try {
       const silent = () => new Error(`the run host said nothing within ${HELLO_MS / 1000} s`);
-      const { host, version: its } = (await withinMs(HELLO_MS, () => channel.hello, silent)) as Partial<Hello>;
-      if (host !== HOST_NAME || its !== version) throw new Error(`served by ${String(host)} ${String(its)}, not the run host ${version}`);
+      const said = await withinMs(HELLO_MS, () => hello, silent);
+      if (said instanceof Error) throw said;
+      if (said.host !== HOST_NAME || said.version !== version)
+        throw new Error(`served by ${String(said.host)} ${String(said.version)}, not the run host ${version}`);
       return channel;
     } catch (error) {
       await channel.close();
@@ -82,16 +74,11 @@ export class HostChannel {
       const aborted = () => withdraw(signal?.reason);
       const timer = setTimeout(() => withdraw(new Error(`the run host did not answer within ${Math.ceil(timeoutMs / 1000)} s`)), timeoutMs);
       signal?.addEventListener('abort', aborted, { once: true });
-      this.pending.set(id, {
-        settle: (reply) => {
-          done();
-          if ('failed' in reply) reject(new Error(reply.failed));
-          else resolve('lookup' in reply ? err(reply.lookup) : ok(reply.value));
-        },
-        fail: (error) => {
-          done();
-          reject(error);
-        },
+      this.pending.set(id, (reply) => {
+        done();
+        if (reply instanceof Error) reject(reply);
+        else if ('failed' in reply) reject(new Error(reply.failed));
+        else resolve('lookup' in reply ? err(reply.lookup) : ok(reply.value));
       });
       send(this.socket, { id, op, args });
     });
@@ -105,17 +92,17 @@ export class HostChannel {
   private received(message: Record<string, unknown>): void {
     if (this.greet) {
       this.greet(message);
-      this.greet = this.refuse = undefined;
-    } else if (typeof message.id === 'number') this.pending.get(message.id)?.settle(message as Reply);
+      this.greet = undefined;
+    } else if (typeof message.id === 'number') this.pending.get(message.id)?.(message as Reply);
   }
 
   /** The connection is gone: the owner is told, then every ask still waiting fails. */
   private lost(): void {
     if (this.closed) return;
     this.closed = true;
-    this.refuse?.(new Error('the run host closed the connection before saying who it is'));
+    this.greet?.(new Error('the run host closed the connection before saying who it is'));
     this.onclose?.();
     const error = new Error('the connection to the run host was lost');
-    for (const pending of [...this.pending.values()]) pending.fail(error);
+    for (const settle of [...this.pending.values()]) settle(error);
   }
 }

@@ -5,44 +5,38 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Deadline } from '../clock.js';
-import { ensureHostDir, removeOwnHostFile } from './dir.js';
-import type { HostPaths } from './paths.js';
+import { ensureHostDir, removeOwnHostFile, type HostPaths } from './paths.js';
 import { HostChannel } from './channel.js';
+import { HostRunService } from './host-run-service.js';
+import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
 import { NOFOLLOW } from '../open-flags.js';
 
-/** How long a face waits for a run host to be there: started by itself or by another face. */
+/** How long a client waits for a run host to be there: started by itself or by another client. */
 const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
 /**
- * The run host's V8 settings, for a process that lives long, mostly idle, and takes its work in
- * bursts (bench/RESULTS.md):
- * - a young generation of 4 MiB a half rather than 16 (its garbage is short-lived: stream events)
- *   takes the peak of 8 calls of 5 answers of 2 MiB from 139 to 116 MiB;
- * - compiling undici's HTTP parser (WebAssembly) with the baseline compiler alone spares a 35 MiB
- *   spike at the first request;
- * - no memory reducer: V8's reducer shrinks the heap some seconds after each burst, so that the
- *   next burst, a user's next call, grows it back through seven or eight full collections.
- *   Without it, 50 clients' calls at once after an idle took 495 ms rather than 605, and the host
- *   504 ms of CPU rather than 717; what it costs is the heap a burst left, kept while idle (147 MiB
- *   rather than 106 after those 50 calls) until the next collection.
- */
-export const HOST_V8_FLAGS = ['--max-semi-space-size=4', '--liftoff-only', '--no-memory-reducer'];
-/**
- * glibc's malloc gives each thread that allocates an arena of its own (up to eight per core); the
- * host's threads (libuv's, V8's collector's) share one instead. On the same workload, server and
- * host together peak at 149-150 MiB rather than 152-156, at no CPU the benches can see. A value
- * the user set is kept; other C libraries ignore it.
+ * glibc's malloc gives each thread that allocates an arena of its own; the host's threads
+ * (libuv's, V8's collector's) share one instead, which keeps its memory lower at no cost in
+ * time. A value the user set is kept; other C libraries ignore it.
  */
 const HOST_MALLOC_ARENAS = '1';
 
+export type Reached = { runs: HostRunService } | { unavailable: string };
+
 /**
- * The face's way to the run host: connect to it, or start it and connect; or say why there can
- * be no host (the caller then runs runs itself). Many faces starting at once start one host:
- * the one that takes the start lock spawns it, the others wait for its socket.
+ * The run host's runs, over a new connection: the running host, or (with `start`) one started
+ * now; or why there is none. Many clients starting at once start one host: the one that takes
+ * the start lock spawns it, the others wait for its socket.
  */
-export async function reachHost(paths: HostPaths, version: string): Promise<{ channel: HostChannel } | { unavailable: string }> {
+export async function reachHost(paths: HostPaths, version: string, { start }: { start: boolean }): Promise<Reached> {
+  if (!start) {
+    return openChannel(paths, version).then(
+      (channel) => ({ runs: new HostRunService(channel) }),
+      (error: Error) => ({ unavailable: error.message }),
+    );
+  }
   try {
     await ensureHostDir(paths.dir);
   } catch (error) {
@@ -51,7 +45,7 @@ export async function reachHost(paths: HostPaths, version: string): Promise<{ ch
   const deadline = Deadline.after(START_MS);
   while (deadline.msLeft() > 0) {
     const channel = await openChannel(paths, version).catch(() => undefined);
-    if (channel) return { channel };
+    if (channel) return { runs: new HostRunService(channel) };
     const started = await startHost(paths, deadline);
     if (started !== 'started' && started !== 'busy') return { unavailable: started.failed };
     if (started === 'busy') await sleep(50);
@@ -60,7 +54,7 @@ export async function reachHost(paths: HostPaths, version: string): Promise<{ ch
 }
 
 /** A channel to the host on the socket: the host of this very version, or none. */
-export async function openChannel(paths: HostPaths, version: string): Promise<HostChannel> {
+async function openChannel(paths: HostPaths, version: string): Promise<HostChannel> {
   return HostChannel.open(await connect(paths.socket), version).catch((error: Error) => {
     throw new Error(`${paths.socket}: ${error.message}`);
   });
@@ -68,7 +62,7 @@ export async function openChannel(paths: HostPaths, version: string): Promise<Ho
 
 type Started = 'started' | 'busy' | { failed: string };
 
-/** Starts the host under the start lock; `busy` when another face holds the lock (and is starting it). */
+/** Starts the host under the start lock; `busy` when another client holds the lock (and is starting it). */
 async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   if (!(await takeLock(paths.lock))) {
     if (await staleLock(paths.lock)) await removeOwnHostFile(paths.lock, 'file').catch(() => undefined);
@@ -108,13 +102,13 @@ async function staleLock(lock: string): Promise<boolean> {
 }
 
 /**
- * Spawns the host detached, in its own session: a signal to this face's process group (Ctrl-C,
+ * Spawns the host detached, in its own session: a signal to this client's process group (Ctrl-C,
  * a client ending its servers) never reaches it. It says `ready`, `exists` or `failed: why` on
  * stdout; after that nobody reads it, and it lives on its own.
  */
 function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...HOST_V8_FLAGS, ...hostCommand(), 'host', paths.id], {
+    const child = spawn(process.execPath, [...RUNTIME_FLAGS.host, ...hostCommand(), 'host', paths.id], {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
       cwd: paths.dir,

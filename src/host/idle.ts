@@ -2,16 +2,16 @@
 const RUNS_LOOK_MS = 1000;
 const MIN_LOOK_MS = 50;
 
-/** What keeps the run host: the faces connected to it, and its runs (see Runs.running). */
+/** What keeps the run host: the clients connected to it, and its runs (see Runs.running). */
 export interface HostLoad {
-  faces: number;
+  clients: number;
   running: number;
 }
 
 /**
- * Stops the run host once it has had no run and no face for `idleMs`. It is told when a face
+ * Stops the run host once it has had no run and no client for `idleMs`. It is told when a client
  * comes or goes and when a run starts, and looks again by the clock only while runs run (their
- * end has no event of its own): a host that waits, with faces or without, is woken by no timer
+ * end has no event of its own): a host that waits, with clients or without, is woken by no timer
  * but its stop's, so it costs a laptop no wake-ups while its MCP clients sit open all day.
  */
 export class IdleStop {
@@ -23,19 +23,19 @@ export class IdleStop {
     private readonly stop: () => void,
   ) {}
 
-  /** Something came or went (a face, a run): the host's next step is set again from its load now. */
+  /** Something came or went (a client, a run): the host's next step is set again from its load now. */
   readonly check = (): void => {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const { faces, running } = this.load();
+    const { clients, running } = this.load();
     if (running > 0) this.after(Math.max(MIN_LOOK_MS, Math.min(RUNS_LOOK_MS, this.idleMs)), this.check);
-    else if (faces === 0) this.after(this.idleMs, () => (this.quiet() ? this.stop() : this.check()));
-    // Faces and no run: nothing to wait for until a face leaves, which checks again.
+    else if (clients === 0) this.after(this.idleMs, () => (this.quiet() ? this.stop() : this.check()));
+    // Clients and no run: nothing to wait for until a client leaves, which checks again.
   };
 
   private quiet(): boolean {
-    const { faces, running } = this.load();
-    return faces === 0 && running === 0;
+    const { clients, running } = this.load();
+    return clients === 0 && running === 0;
   }
 
   private after(ms: number, then: () => void): void {

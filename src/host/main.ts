@@ -7,16 +7,15 @@ import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/from-config.js';
 import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
-import { ensureHostDir, removeOwnHostFile } from './dir.js';
 import { IdleStop } from './idle.js';
-import { hostPaths, type HostPaths } from './paths.js';
+import { ensureHostDir, hostPaths, removeOwnHostFile, type HostPaths } from './paths.js';
 import { answers, listen } from './socket.js';
-import { serveFace } from './serve.js';
+import { serveClient } from './serve.js';
 
 /** After a stop signal the host is gone this soon, its runs journaled as interrupted. */
 const FORCE_EXIT_MS = 3000;
 
-/** `parallel-llm-mcp host <id>`, as a face starts it: a bad setting is said to the starter, who reads stdout. */
+/** `parallel-llm-mcp host <id>`, as a client starts it: a bad setting is said to the starter, who reads stdout. */
 export async function hostCommand(args: string[], readConfig: () => Config): Promise<number | undefined> {
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
@@ -33,9 +32,9 @@ export async function hostCommand(args: string[], readConfig: () => Config): Pro
 
 /**
  * The per-user run host, started detached (its own session, so a signal to a client's process
- * group never reaches it) by the first face that needs it. It
- * executes every run of every face with one pooled dispatcher and one concurrency limit, serves
- * the faces over its socket (wire.ts), and exits when it has had no run and no face for a while. It
+ * group never reaches it) by the first client that needs it. It
+ * executes every run of every client with one pooled dispatcher and one concurrency limit, serves
+ * the clients over its socket (wire.ts), and exits when it has had no run and no client for a while. It
  * tells its starter on stdout `ready`, `exists` (another host has the socket) or `failed: why`;
  * the starter stops reading then, so later writes to stdout or stderr must never fail the host.
  */
@@ -48,34 +47,34 @@ async function runHost(args: string[], config: Config): Promise<void> {
   if (!config.logFile) await keepLogSmall(paths.log);
   // Every exit of the host flushes its log (stopper), so its lines may wait for the end of their turn.
   const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent', fileLinesPerTurn: true });
-  const client = OpenRouterClient.fromConfig(config, logger);
-  const { runs, service } = localRuns(config, client, logger);
+  const upstream = OpenRouterClient.fromConfig(config, logger);
+  const { runs, service } = localRuns(config, upstream, logger);
   const startedAt = new Date().toISOString();
-  let faces = 0;
-  // Made once the host listens; a face that comes before is counted when it is.
+  let clients = 0;
+  // Made once the host listens; a client that comes before is counted when it is.
   let idle: IdleStop | undefined;
   const info = () => ({
     pid: process.pid,
     version,
     started_at: startedAt,
     running: runs.running,
-    faces,
+    clients,
     socket: paths.socket,
     log: config.logFile ?? paths.log,
   });
   const server = net.createServer((socket) => {
-    faces++;
+    clients++;
     idle?.check();
     socket.on('close', () => {
-      faces--;
+      clients--;
       idle?.check();
     });
     socket.on('error', () => undefined);
-    serveFace(socket, service, version, info);
+    serveClient(socket, service, version, info);
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;
-  const stop = stopper({ server, runs, client, logger, paths, socketIno });
+  const stop = stopper({ server, runs, upstream, logger, paths, socketIno });
   process.once('SIGTERM', () => void stop('SIGTERM', true));
   process.once('SIGINT', () => void stop('SIGINT', true));
   // Detached, the host has no terminal to lose: a hang-up is no reason to stop paid runs.
@@ -86,7 +85,7 @@ async function runHost(args: string[], config: Config): Promise<void> {
   });
   idle = new IdleStop(
     config.hostIdleMs,
-    () => ({ faces, running: runs.running }),
+    () => ({ clients, running: runs.running }),
     () => void stop('idle', false),
   );
   runs.onStart(idle.check);
@@ -123,14 +122,14 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
 interface Parts {
   server: net.Server;
   runs: Runs;
-  client: OpenRouterClient;
+  upstream: OpenRouterClient;
   logger: Logger;
   paths: HostPaths;
   socketIno: number | undefined;
 }
 
-/** Stops the host once: no new face, the socket removed (if it is still ours), runs interrupted when asked, logs flushed. */
-function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
+/** Stops the host once: no new client, the socket removed (if it is still ours), runs interrupted when asked, logs flushed. */
+function stopper({ server, runs, upstream, logger, paths, socketIno }: Parts) {
   let stopping = false;
   return async (why: string, interrupt: boolean, exitCode = 0) => {
     if (stopping) return;
@@ -142,7 +141,7 @@ function stopper({ server, runs, client, logger, paths, socketIno }: Parts) {
     if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
       await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
     await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
-    await client.close();
+    await upstream.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(exitCode);
   };

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
+import { chmod, lstat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { removeOwnFile } from '../store/files.js';
+import { makeDirs, ownedByUs } from '../store/private-dir.js';
+import { withTimeLimit } from '../store/time-limit.js';
 
 /** Unix sockets take paths of at most 107 bytes on Linux (103 on macOS): past that, no host. */
 const MAX_SOCKET_PATH_BYTES = 100;
@@ -18,7 +22,7 @@ export interface HostPaths {
 }
 
 /**
- * The settings a run host executes runs with. Faces with the same ones share one host; a face
+ * The settings a run host executes runs with. Clients with the same ones share one host; a client
  * with another key, upstream, output folder or version gets a host of its own, so a host never
  * runs a request with settings other than its starter's, and two versions never share one.
  */
@@ -66,4 +70,27 @@ function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'parallel-llm-mcp');
   return path.join(os.tmpdir(), `parallel-llm-mcp-${process.getuid?.() ?? os.userInfo().username}`);
+}
+
+/** Each step on the host's folder has this long: a hung file system must not hang a client. */
+const STEP_MS = 5000;
+
+/**
+ * Makes the run host's folder (0700, its parents too) or checks the one there: it must be a
+ * real folder of the user's own, which no one else can enter, since the socket in it is the way
+ * to run paid requests on the user's key. A folder of ours with looser rights is made private.
+ */
+export async function ensureHostDir(dir: string): Promise<void> {
+  await withTimeLimit(STEP_MS, `making ${dir}`, async (signal) => {
+    await makeDirs(dir, signal);
+    const info = await lstat(dir);
+    if (info.isSymbolicLink() || !info.isDirectory()) throw new Error(`${dir} is not a folder`);
+    if (!ownedByUs(info)) throw new Error(`${dir} belongs to another user (uid ${info.uid})`);
+    if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) await chmod(dir, 0o700);
+  });
+}
+
+/** Removes a socket (or lock) file of ours at `file`, within the step's time: never anything else, never through a link. */
+export async function removeOwnHostFile(file: string, kind: 'socket' | 'file'): Promise<void> {
+  await withTimeLimit(STEP_MS, `removing ${file}`, () => removeOwnFile(file, kind));
 }

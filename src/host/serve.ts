@@ -2,17 +2,16 @@ import type { Socket } from 'node:net';
 import { z } from 'zod';
 import { ok, type Result } from '../result.js';
 import type { LookupError, RunService } from '../run/service.js';
-import { inputs } from './protocol-schemas.js';
-import { HOST_NAME, viewToWire, type HostInfo, type Operation } from './protocol.js';
-import { readMessages, send, type Reply } from './wire.js';
+import { HOST_NAME, inputs, viewToWire, type HostInfo, type Operation, type Reply } from './protocol.js';
+import { readMessages, send } from './wire.js';
 
 /**
- * Serves one face's connection to the run host: it says who it is, then does each ask with the
+ * Serves one client's connection to the run host: it says who it is, then does each ask with the
  * run service the host executes runs with, and replies. Anything on the socket may ask, so
  * every ask's arguments are checked first, and nothing it sends is trusted to be what it should.
- * A face that goes away takes nothing with it: the waits it asked for end, its runs go on.
+ * A client that goes away takes nothing with it: the waits it asked for end, its runs go on.
  */
-export function serveFace(socket: Socket, service: RunService, version: string, info: () => HostInfo): void {
+export function serveClient(socket: Socket, service: RunService, version: string, info: () => HostInfo): void {
   const handlers = operations(service, info);
   const asked = new Map<number, AbortController>();
   const reply = (message: Reply) => send(socket, message);

@@ -1,32 +1,6 @@
 import type { Socket } from 'node:net';
-import type { LookupError } from '../run/service.js';
 import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
-
-/**
- * The run host's channel: one JSON object per line over its socket, each way. On a new
- * connection the host says who it is (`Hello`); the face then asks (`Ask`), and may take an
- * ask back (`Withdraw`); the host replies to each ask once (`Reply`). Both ends are this very
- * package of the same version (the hello tells), so it needs none of a general protocol's
- * checks: only the host checks what it is asked (serve.ts). MCP on this hop ran each message
- * through the SDK's checks on both sides, and made the host load the MCP SDK (bench/RESULTS.md).
- */
-export interface Hello {
-  host: string;
-  version: string;
-}
-
-interface Ask {
-  id: number;
-  op: string;
-  args: unknown;
-}
-
-interface Withdraw {
-  withdraw: number;
-}
-
-/** What an operation returned, the lookup error it answered with, or why it could not be done. */
-export type Reply = { id: number; value: unknown } | { id: number; lookup: LookupError } | { id: number; failed: string };
+import type { Ask, Hello, Reply, Withdraw } from './protocol.js';
 
 /** Each end writes its asks and replies with the id first, so a line too long to read still tells whose it was. */
 const LEADING_ID = /^\{"id":(\d{1,15})[,}]/;
@@ -40,7 +14,7 @@ export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): v
  * Reads the socket's messages as they complete: `onMessage` gets each line's JSON object, and
  * `onUnreadable` the id (when its start shows one) of a line that is not a JSON object or is
  * over the limit. Whatever the peer sends, nothing it sends is thrown: a handler that throws
- * ends this connection, never the process (the run host's runs are every face's).
+ * ends this connection, never the process (the run host's runs are every client's).
  */
 export function readMessages(
   socket: Socket,

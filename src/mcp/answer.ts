@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { Deadline, monotonicNow } from '../clock.js';
 import type { Config } from '../config.js';
 import { toolResult } from '../present/result.js';
-import type { RunHandle } from '../run/handle.js';
+import { cutAndUnsaved, WHOLE_CHARS } from '../present/shown.js';
+import type { RunHandle, WaitOptions } from '../run/handle.js';
 import type { RunState } from '../run/record.js';
-import type { Joined, RunService } from '../run/service.js';
+import type { Joined, RunService, RunView } from '../run/service.js';
 import { isClientTimeout } from './cancel-reasons.js';
 import type { ClientChoice } from './clients.js';
 import { ProgressTracker } from './progress.js';
@@ -15,7 +16,7 @@ import type { Session } from './session.js';
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What the tools share: the runs, the settings, and what the client is. */
-export interface FaceContext {
+export interface ToolContext {
   service: RunService;
   config: Config;
   logger: Logger;
@@ -43,7 +44,7 @@ export interface Call {
  * `running` with what has arrived. A user's stop cancels the run; the client's own timeout
  * or its going away ends only the call.
  */
-export async function answerWhenReady(context: FaceContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
+export async function answerWhenReady(context: ToolContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
   const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs)));
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
@@ -54,7 +55,7 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
       heartbeatMs: context.heartbeatMs,
       onUpdate: progress && ((state: RunState) => progress.update(state)),
     };
-    const view = await handle.waitForView(waiting, context.config.maxAnswerChars);
+    const view = await resultView(handle, context.config.maxAnswerChars, waiting);
     const notice = context.session.once(context.service.notice);
     return toolResult(view, { maxAnswerChars: context.config.maxAnswerChars, layout: context.client().layout, ...call, notice });
   } finally {
@@ -64,11 +65,20 @@ export async function answerWhenReady(context: FaceContext, handle: RunHandle, e
 }
 
 /**
+ * The run's view for a result of `maxChars` (after the wait, when given): read again whole when
+ * the disk refused a text it cut, since the result is then the only place that text is.
+ */
+export async function resultView(handle: RunHandle, maxChars: number, wait?: WaitOptions): Promise<RunView> {
+  const view = wait ? await handle.waitForView(wait, maxChars) : await handle.view(maxChars);
+  return cutAndUnsaved(view) ? handle.view(WHOLE_CHARS) : view;
+}
+
+/**
  * A user's stop of the call stops its run, even one that came while the run was being
  * started; the client's own timeout teaches the session the client's limit, and neither it nor
  * the client going away stops the run. Returns how to stop listening.
  */
-export function stopOnUserCancel(context: FaceContext, handle: RunHandle, extra: Extra): () => void {
+export function stopOnUserCancel(context: ToolContext, handle: RunHandle, extra: Extra): () => void {
   const startedAt = monotonicNow();
   const onAbort = () => {
     const reason = String(extra.signal.reason);

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunHandle } from '../run/handle.js';
-import { answerWhenReady, type Extra, type FaceContext } from './answer.js';
+import { answerWhenReady, type Extra, type ToolContext } from './answer.js';
 
 export interface GetRunArgs {
   run_id: string;
@@ -9,7 +9,7 @@ export interface GetRunArgs {
 }
 
 /** `get_run`: wait for a run (the run host's, another process's, or one from before a restart) within the budget. */
-export async function getRun(context: FaceContext, args: GetRunArgs, extra: Extra): Promise<CallToolResult> {
+export async function getRun(context: ToolContext, args: GetRunArgs, extra: Extra): Promise<CallToolResult> {
   const id = args.run_id.trim();
   const found = await context.service.watch(id, { waitMs: 0 });
   if (!found.ok)

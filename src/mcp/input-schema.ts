@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { API_KEY_SHAPE } from '../api-key.js';
 import { strategyInputShape } from './strategy-inputs.js';
 
+/** The server's name in `initialize`, broken setup or not. */
+export const SERVER_NAME = 'parallel-llm-server';
+
 /** What the calling model reads about the server and its tools. */
 export const SERVER_INSTRUCTIONS = `parallel-llm-server asks several LLMs the same question in parallel through OpenRouter, then has a synthesizer model merge their answers into one best answer.
 Use process_prompt for hard problems that deserve several opinions: design reviews, tricky bugs, code review, decisions with trade-offs. Do not use it for quick questions: a run takes from tens of seconds to a few minutes and every run costs money (each model is billed; the result reports the cost).

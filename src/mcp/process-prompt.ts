@@ -6,21 +6,20 @@ import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { StartRefusal } from '../run/refusal.js';
 import { runRequest } from '../run/request.js';
-import { answerWhenReady, stopOnUserCancel, type FaceContext } from './answer.js';
+import { answerWhenReady, stopOnUserCancel, type ToolContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
-import type { RunTaskStore } from './tasks.js';
+import type { PlainCallAdapter } from './plain-calls.js';
 
 export type ProcessPromptArgs = z.infer<z.ZodObject<ReturnType<typeof processPromptShape>>>;
 
 /**
- * `process_prompt`. Registered as a task tool, so that a client that asks for a task gets
- * one at once (named after its run); for any other call the SDK makes a task of its own,
- * which the store marks plain: the call then waits for the run within the client's budget,
- * and the result is stored for the SDK to return.
+ * `process_prompt`. Registered as a task tool, so that a client that asks for a task gets one
+ * at once (named after its run); any other call is a plain call (see PlainCallAdapter): it
+ * waits for the run within the client's budget, and hands its result over to the SDK.
  */
 export async function createProcessPromptTask(
-  context: FaceContext,
-  tasks: RunTaskStore,
+  context: ToolContext,
+  tasks: PlainCallAdapter,
   args: ProcessPromptArgs,
   extra: CreateTaskExtra,
 ): Promise<CreateTaskResult> {
@@ -52,8 +51,8 @@ export async function createProcessPromptTask(
 
 /** A call refused before any run: its task fails at once, with the refusal as its error result. */
 async function refusedTask(
-  context: FaceContext,
-  tasks: RunTaskStore,
+  context: ToolContext,
+  tasks: PlainCallAdapter,
   refusal: StartRefusal,
   extra: CreateTaskExtra,
 ): Promise<CreateTaskResult> {

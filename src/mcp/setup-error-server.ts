@@ -2,8 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { sentence } from '../present/words.js';
-import { SERVER_NAME } from '../server.js';
-import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION } from './input-schema.js';
+import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_NAME } from './input-schema.js';
 
 /** What to do about any setup problem, after the problem's own fix. */
 const WHERE_TO_FIX =

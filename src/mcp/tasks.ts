@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import {
-  ErrorCode,
-  McpError,
-  type CallToolResult,
-  type Request,
-  type RequestId,
-  type Result,
-  type Task,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
 import { byCodeUnits } from '../locale-free.js';
 import { headline } from '../present/headline.js';
@@ -20,24 +12,22 @@ import type { RunService } from '../run/service.js';
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const MIN_TTL_MS = 60 * 1000;
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a result asked for just after a cancel waits for the run to wind down. */
+/** How long a cancel, and a result asked for just after one, wait for the run to wind down. */
 const SETTLE_MS = 3000;
 /** Tasks per page of tasks/list. */
 const PAGE_SIZE = 50;
 
 interface Entry {
   task: Task;
-  /** A plain call's own result: the SDK runs a plain call to a task tool through a task of its own. */
+  /** A result stored by its handler: a refusal, before any run. */
   result?: Result;
-  plain: boolean;
 }
 
 /**
  * MCP tasks (2025-11-25) over runs: a task's id is its run's id, its status is the run's, its
  * result is the run's final result, and `tasks/cancel` stops the run. A task holds no run, only
- * its id: the run is looked up each time, wherever it executes. A client that calls
- * process_prompt without asking for a task gets a plain call: the SDK then still makes a task
- * for it, which this store marks plain, keeps out of `tasks/list`, and forgets once read.
+ * its id: the run is looked up each time, wherever it executes. Only real tasks come here: a
+ * plain call stops at PlainCallAdapter.
  */
 export class RunTaskStore implements TaskStore {
   private readonly entries = new Map<string, Entry>();
@@ -50,29 +40,18 @@ export class RunTaskStore implements TaskStore {
     private readonly pollIntervalMs = 2000,
   ) {}
 
-  async createTask(params: CreateTaskOptions, _requestId: RequestId, request: Request): Promise<Task> {
-    const runId = params.context?.runId as string | undefined;
-    const plain = (request.params as { task?: unknown } | undefined)?.task === undefined;
-    const taskId = plain || !runId ? `call-${randomUUID()}` : runId;
+  async createTask(params: CreateTaskOptions): Promise<Task> {
+    const taskId = (params.context?.runId as string | undefined) ?? `refused-${randomUUID()}`;
     // The same request as a task again joins its run, as long as that task is still working.
     const existing = this.entries.get(taskId);
     if (existing?.task.status === 'working') return existing.task;
-    return this.add(this.newTask(taskId, new Date().toISOString(), clampTtl(params.ttl)), plain).task;
-  }
-
-  isPlain(taskId: string): boolean {
-    return this.entries.get(taskId)?.plain ?? false;
-  }
-
-  /** A plain call that failed before its result was stored. */
-  forget(taskId: string): void {
-    this.entries.delete(taskId);
+    return this.add(this.newTask(taskId, new Date().toISOString(), clampTtl(params.ttl))).task;
   }
 
   async getTask(taskId: string): Promise<Task | null> {
     const entry = await this.entry(taskId);
     if (!entry) return null;
-    if (!entry.result && !entry.plain) await this.follow(entry);
+    if (!entry.result) await this.follow(entry);
     return { ...entry.task };
   }
 
@@ -86,7 +65,6 @@ export class RunTaskStore implements TaskStore {
   async getTaskResult(taskId: string): Promise<Result> {
     const entry = await this.entry(taskId);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `No task ${taskId}`);
-    if (entry.plain) this.forget(taskId);
     if (entry.result) return entry.result;
     const handle = new RunHandle(taskId, this.service);
     // Just cancelled: the run is stopping its requests; its result says so once it has.
@@ -99,10 +77,18 @@ export class RunTaskStore implements TaskStore {
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     const entry = await this.entry(taskId);
     if (!entry) return;
-    if (status === 'cancelled' && !entry.plain) {
+    if (status === 'cancelled') {
       const outcome = await this.service.cancel(taskId, 'cancelled by the client (tasks/cancel)');
-      if (!outcome.stopped && !(await this.ended(taskId)))
-        throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
+      // A stop that comes as the run finishes may not take: what the run ends as is the answer.
+      const state = await new RunHandle(taskId, this.service)
+        .wait({ deadline: Deadline.after(outcome.stopped ? SETTLE_MS : 0) })
+        .catch(() => undefined);
+      const ended = state && STATUS[state.status].settled ? STATUS[state.status].task : undefined;
+      if (ended && ended !== 'cancelled') {
+        this.settle(entry, ended, headline(state!));
+        throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${ended}`);
+      }
+      if (!outcome.stopped && !ended) throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
     }
     this.settle(entry, status, statusMessage);
   }
@@ -112,9 +98,7 @@ export class RunTaskStore implements TaskStore {
     const start = cursor === undefined ? 0 : Number(cursor);
     if (!Number.isInteger(start) || start < 0)
       throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
-    const entries = [...this.entries.values()]
-      .filter((entry) => !entry.plain)
-      .sort((a, b) => byCodeUnits(a.task.createdAt, b.task.createdAt));
+    const entries = [...this.entries.values()].sort((a, b) => byCodeUnits(a.task.createdAt, b.task.createdAt));
     const page = entries.slice(start, start + PAGE_SIZE);
     await Promise.all(page.map((entry) => this.follow(entry)));
     const next = start + PAGE_SIZE < entries.length ? { nextCursor: String(start + PAGE_SIZE) } : {};
@@ -127,17 +111,14 @@ export class RunTaskStore implements TaskStore {
     if (known) return known;
     const found = await this.service.watch(taskId, { waitMs: 0 });
     if (!found.ok) return undefined;
-    return this.add(this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS), false);
+    return this.add(this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS));
   }
 
-  /**
-   * Kept for its ttl from now, whatever its status, as the MCP spec asks; a plain call's until its
-   * result is read (the SDK reads it at once), with no timer that would hold its result meanwhile.
-   */
-  private add(task: Task, plain: boolean): Entry {
-    const entry: Entry = { task, plain };
+  /** Kept for its ttl from now, whatever its status, as the MCP spec asks. */
+  private add(task: Task): Entry {
+    const entry: Entry = { task };
     this.entries.set(task.taskId, entry);
-    if (!plain) this.forgetLater(task.taskId, task.ttl ?? DEFAULT_TTL_MS);
+    this.forgetLater(task.taskId, task.ttl ?? DEFAULT_TTL_MS);
     return entry;
   }
 
@@ -162,11 +143,6 @@ export class RunTaskStore implements TaskStore {
 
   private newTask(taskId: string, createdAt: string, ttl: number): Task {
     return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: this.pollIntervalMs };
-  }
-
-  private async ended(runId: string): Promise<boolean> {
-    const found = await this.service.watch(runId, { waitMs: 0 });
-    return found.ok && STATUS[found.value.state.status].settled;
   }
 }
 

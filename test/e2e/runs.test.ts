@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HOST_V8_FLAGS } from '../../src/host/connect.js';
+import { RUNTIME_FLAGS } from '../../src/host/runtime-flags.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
 import { startFakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
@@ -161,14 +161,14 @@ describe('a run outlives its server process', () => {
     expect(results.map(({ data }) => data!.status)).toEqual(Array(6).fill('complete'));
     const hosts = await hostsUnder(outputDir);
     expect(hosts).toHaveLength(1);
-    // V8's flags for a process that lives long and works in bursts (src/host/connect.ts) reach V8: before the script.
+    // V8's flags for a process that lives long and works in bursts (src/host/runtime-flags.ts) reach V8: before the script.
     const args = (await readFile(`/proc/${hosts[0]}/cmdline`, 'utf8')).split('\0');
     expect(
       args.slice(
         1,
         args.findIndex((arg) => arg.endsWith('bin.js')),
       ),
-    ).toEqual(HOST_V8_FLAGS);
+    ).toEqual(RUNTIME_FLAGS.host);
     const owners = await Promise.all(results.map(async ({ data }) => (await journal(data!.run_folder!)).owner.pid));
     expect(new Set(owners)).toEqual(new Set(hosts));
     await Promise.all(sessions.map((session) => session.close()));
@@ -188,7 +188,7 @@ describe('the run host when idle', () => {
       // Real time: the host must outlast its idle time (2 s) while a server stays connected.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect(alive(host!)).toBe(true);
-      // Taken before the close: the host cannot see its face leave any earlier.
+      // Taken before the close: the host cannot see its client leave any earlier.
       left = Date.now();
       await session.close();
       await waitFor(() => !alive(host!), 8000);
@@ -226,6 +226,32 @@ describe('a run whose run host dies', () => {
     });
     expect(asked()).toEqual([1, 1, 2, 1]);
     await second.close();
+  });
+});
+
+describe('a server whose run host is lost', () => {
+  it('starts a run host again after the one it read through is killed, for get_run and process_prompt alike', async () => {
+    const { env } = models('host-lost', [20], 10);
+    const outputDir = await tempDir();
+    const starter = await connect(userEnv(fake, outputDir, env));
+    const reader = await connect(userEnv(fake, outputDir, env));
+    try {
+      const { data: first } = await processPrompt(starter, { prompt: 'one' });
+      expect(first!.status).toBe('complete');
+      // The reader's first use of the host is a read: it finds the host the starter started.
+      expect((await callTool(reader, 'get_run', { run_id: first!.run_id })).data!.status).toBe('complete');
+      const [host] = await hostsUnder(outputDir);
+      process.kill(host!, 'SIGKILL');
+      await waitFor(() => !alive(host!));
+      expect((await callTool(reader, 'get_run', { run_id: first!.run_id })).data!.status).toBe('complete');
+      const { data: second } = await processPrompt(reader, { prompt: 'two' });
+      expect(second).toMatchObject({ status: 'complete', warnings: [] });
+      const hosts = await hostsUnder(outputDir);
+      expect(hosts).toHaveLength(1);
+      expect((await journal(second!.run_folder!)).owner.pid).toBe(hosts[0]);
+    } finally {
+      await Promise.all([starter.close(), reader.close()]);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import { hostsUnder } from '../support/hosts.js';
 import { finished, runBin, spawnBin, userEnv, waitFor } from './support.js';
 
 /**
- * The terminal's faces of the run host, through the installed bin: ask's runs go on in the host
+ * The terminal's clients of the run host, through the installed bin: ask's runs go on in the host
  * unless Ctrl-C stops them, and `runs` and `cancel` see and stop them.
  */
 const fake = await startFakeOpenRouter({ keepAliveCommentMs: 100 });

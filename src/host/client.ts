@@ -1,0 +1,138 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { RunService } from '../run/service.js';
+import type { Reached } from './connect.js';
+import type { HostRunService } from './host-run-service.js';
+import { hostPaths, socketProblem } from './paths.js';
+import type { HostInfo } from './protocol.js';
+import { useRuntimeFlags } from './runtime-flags.js';
+
+type Need = 'execute' | 'read';
+type Runs = Pick<RunService, 'start' | 'watch' | 'view' | 'cancel' | 'list'>;
+/** How a client reaches the run host: `start` says whether it may start one. */
+export type ReachHost = (start: boolean) => Promise<Reached>;
+
+/**
+ * Where this process's runs execute, decided in this one place, at the first call that needs
+ * it and again after a host is lost. A run starts in the run host (started if none is
+ * running), so that it outlives this process; where no host can be (PARALLEL_LLM_RUN_HOST=off,
+ * a sandbox), in this process, which says so once. Reading a run never starts a host: it asks
+ * the running one, else reads the run folders. A call cut off by a lost host is tried once more.
+ */
+export class RunHostClient implements RunService {
+  private host: HostRunService | undefined;
+  private here: Promise<RunService> | undefined;
+  /** Set once runs execute in this process for want of a host. */
+  private executesHere: boolean;
+  private hereNotice: string | undefined;
+  private deciding: Promise<unknown> = Promise.resolve();
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+    version: string,
+    private readonly reach: ReachHost = socketReach(config, version),
+  ) {
+    this.executesHere = config.runHost === 'off';
+    if (this.executesHere) useRuntimeFlags('runsHere');
+  }
+
+  /** Said once to the user: runs execute in this process, since no host could start. */
+  get notice(): string | undefined {
+    return this.hereNotice;
+  }
+
+  async start(...args: Parameters<RunService['start']>): ReturnType<RunService['start']> {
+    const started = await this.use('execute', (runs) => runs.start(...args));
+    if (!('refused' in started)) this.listeners.forEach((listener) => listener());
+    return started;
+  }
+
+  watch: RunService['watch'] = (id, options) => this.use('read', (runs) => runs.watch(id, options), options.signal);
+  view: RunService['view'] = (id, maxChars) => this.use('read', (runs) => runs.view(id, maxChars));
+  cancel: RunService['cancel'] = (id, reason) => this.use('read', (runs) => runs.cancel(id, reason));
+  list: RunService['list'] = (limit) => this.use('read', (runs) => runs.list(limit));
+
+  /** The running host's own account of itself, or undefined when none is running; never starts one. */
+  async hostInfo(): Promise<HostInfo | undefined> {
+    const runs = await this.decide('read');
+    return runs === this.host ? this.host.info() : undefined;
+  }
+
+  /** Called after each run this client starts (for the resource list). */
+  onStart(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Settles once the runs this process executes have ended: at once when they execute in the run host. */
+  async finished(): Promise<void> {
+    await (await this.here)?.finished();
+  }
+
+  /** This client is done: runs executed in this process stop, journaled to be resumed; the run host's go on. */
+  async close(): Promise<void> {
+    await Promise.all([this.host?.close(), this.here?.then((runs) => runs.close())]);
+  }
+
+  private async use<T>(need: Need, operation: (runs: Runs) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const runs = await this.decide(need);
+    const host = runs === this.host ? this.host : undefined;
+    try {
+      return await operation(runs);
+    } catch (error) {
+      // Cut off by the loss of its host: decided again, and tried once more there.
+      if (!host?.lost || signal?.aborted) throw error;
+      return operation(await this.decide(need));
+    }
+  }
+
+  /** One decision at a time, so that calls at once start or reach one host, not one each. */
+  private decide(need: Need): Promise<Runs> {
+    if (this.host && !this.host.lost) return Promise.resolve(this.host);
+    const decided = this.deciding.then(() => this.decideNow(need));
+    this.deciding = decided.catch(() => undefined);
+    return decided;
+  }
+
+  private async decideNow(need: Need): Promise<Runs> {
+    if (this.host && !this.host.lost) return this.host;
+    if (this.executesHere) return this.runsHere();
+    void this.host?.close();
+    this.host = undefined;
+    const reached = await this.reach(need === 'execute');
+    if ('runs' in reached) {
+      this.logger.info('runs execute in the run host');
+      return (this.host = reached.runs);
+    }
+    if (need === 'read') return this.runsHere();
+    this.logger.warn({ reason: reached.unavailable }, 'no run host: runs execute in this process');
+    this.executesHere = true;
+    // Streaming answers here needs the flags a relay leaves off.
+    useRuntimeFlags('runsHere');
+    this.hereNotice = `Runs execute in this server process, since the run host could not start (${reached.unavailable}): a run stops if the client ends this server, and the same request afterwards resumes it, asking only the models without a saved answer.`;
+    return this.runsHere();
+  }
+
+  /** This process's own runs: only read while a host executes them, executed here where there is none. */
+  private runsHere(): Promise<RunService> {
+    return (this.here ??= loadRunsHere(this.config, this.logger));
+  }
+}
+
+/** The run host of these settings, over its socket; none when no socket can be made there. */
+function socketReach(config: Config, version: string): ReachHost {
+  return async (start) => {
+    const paths = hostPaths(config, version);
+    const problem = socketProblem(paths);
+    if (problem) return { unavailable: problem };
+    return (await import('./connect.js')).reachHost(paths, version, { start });
+  };
+}
+
+/** Loaded only when needed: a server whose runs are the host's never loads the code that runs them. */
+async function loadRunsHere(config: Config, logger: Logger): Promise<RunService> {
+  const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/from-config.js')]);
+  const client = OpenRouterClient.fromConfig(config, logger);
+  return localRuns(config, client, logger, { release: () => client.close() }).service;
+}
