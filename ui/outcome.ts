@@ -46,13 +46,7 @@ function councilBlocks(council: NonNullable<Result['council']>): HTMLElement[] {
           {},
           el('th', { scope: 'row' }, `${ranker.ranker_index}. ${ranker.ranker_model}`),
           el('td', {}, badge(ranker.status)),
-          el(
-            'td',
-            {},
-            ranker.error
-              ? ranker.error.message
-              : el('ol', {}, ...ranker.ranking.map((entry) => el('li', {}, `${entry.index}. ${entry.model}`))),
-          ),
+          el('td', {}, ranker.error ? ranker.error.message : el('ol', {}, ...ranker.ranking.map((entry) => el('li', {}, entry.model)))),
         ),
       ),
     ),
