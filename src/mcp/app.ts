@@ -4,7 +4,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { RunService } from '../run/service.js';
-import { isMissing, runPage } from '../view/page-data.js';
 import { pageHtml } from '../view/pages.js';
 
 /** The run's page, as an MCP App (SPEC §12): what `process_prompt` and `get_run` results are shown with. */
@@ -50,6 +49,8 @@ export function registerRunApp(server: McpServer, service: RunService, config: C
       _meta: { ui: { resourceUri: RUN_APP_URI, visibility: ['app'] } },
     },
     async ({ run_id }): Promise<CallToolResult> => {
+      // Loaded when the page first asks: it reads run folders, which a server whose runs are the run host's never does otherwise.
+      const { isMissing, runPage } = await import('../view/page-data.js');
       const page = await runPage(service, config, run_id);
       if (!page.ok) {
         const text = isMissing(page.error) ? `No run ${run_id}: ${page.error.message}` : page.error.message;
