@@ -2,7 +2,7 @@ import path from 'node:path';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { build } from 'esbuild';
-import type { Browser, FrameLocator } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_APP_URI, RUN_PAGE_TOOL } from '../../src/mcp/app.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
@@ -18,6 +18,9 @@ const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURC
 let fake: FakeOpenRouter;
 let browser: Browser;
 let hostScript: string;
+/** One page for the file, its host's tool calls relayed to the harness of the test at hand. */
+let page: Page;
+let shownFor: Harness | undefined;
 const start = harnessesClosedAfterEach();
 
 beforeAll(async () => {
@@ -42,6 +45,10 @@ beforeAll(async () => {
   });
   hostScript = bundled.outputFiles[0]!.text;
   browser = await launchBrowser();
+  page = await browser.newPage();
+  await page.exposeFunction('hostCallTool', (params: { name: string; arguments?: Record<string, unknown> }) =>
+    shownFor!.client.callTool(params),
+  );
 });
 afterAll(async () => {
   await browser?.close();
@@ -58,10 +65,8 @@ async function showInHost(
   options: { width?: number; theme?: 'light' | 'dark' } = {},
 ) {
   const { contents } = await harness.client.readResource({ uri: RUN_APP_URI });
-  const page = await browser.newPage({ viewport: { width: options.width ?? 1100, height: 800 } });
-  await page.exposeFunction('hostCallTool', (params: { name: string; arguments?: Record<string, unknown> }) =>
-    harness.client.callTool(params),
-  );
+  shownFor = harness;
+  await page.setViewportSize({ width: options.width ?? 1100, height: 800 });
   await page.setContent('<!doctype html><html><body></body></html>');
   await page.addScriptTag({ content: hostScript });
   await page.evaluate(
@@ -118,11 +123,6 @@ describe('the MCP App', () => {
     expect(await app.locator('.final .body').textContent()).toBe('The merged answer.');
     expect(await page.evaluate('window.toolCalls')).toEqual([RUN_PAGE_TOOL]);
     await screenshot(page, 'app-finished-light');
-    await page.close();
-    const dark = await showInHost(harness, input, result, { theme: 'dark' });
-    await expect.poll(() => dark.app.locator('.final .body').textContent()).toBe('The merged answer.');
-    await screenshot(dark.page, 'app-finished-dark');
-    await dark.page.close();
   });
 
   it('follows a running run through get_run until it completes', async () => {
@@ -141,22 +141,21 @@ describe('the MCP App', () => {
     expect(await page.evaluate('window.toolCalls')).toContain('get_run');
     await app.locator('#tab-1').click();
     expect(await app.locator('.column:visible .body').textContent()).toBe('Late, but here.');
-    await page.close();
   });
 
   it('shows a judge run: the chosen model’s real id and the reason', async () => {
     const harness = await start(fake, { ...env, PARALLEL_LLM_SYNTHESIZER_MODEL: 'app/judge' }, { capabilities: { capabilities: APPS } });
     const input = { prompt: 'Pick one', strategy: 'judge' };
     const { result, data } = await callTool(harness, 'process_prompt', input);
-    const { page, app } = await showInHost(harness, input, result);
+    const { page, app } = await showInHost(harness, input, result, { theme: 'dark' });
     await expect
       .poll(() => app.locator('.chosen').textContent())
       .toBe(`Chose answer ${data!.judge!.chosen_index}: ${data!.judge!.chosen_model}`);
     expect(data!.judge!.chosen_model).toMatch(/^app\/(one|two|three)$/);
+    expect(await app.locator('html').getAttribute('data-theme')).toBe('dark');
     expect(await app.locator('.reason').textContent()).toBe('Why: It shows its work.');
     expect(await app.locator('.final .body').textContent()).toBe('The chosen answer, fixed.');
-    await screenshot(page, 'app-judge');
-    await page.close();
+    await screenshot(page, 'app-judge-dark');
   });
 
   it('shows a council run: each member’s ranking of the others as a table, by real model ids', async () => {
@@ -170,10 +169,9 @@ describe('the MCP App', () => {
     for (const [i, model] of models.entries()) {
       expect(await rows.nth(i).locator('th').textContent()).toBe(`${i + 1}. ${model}`);
       const ranked = await rows.nth(i).locator('li').allTextContents();
-      expect([...ranked].sort()).toEqual(models.filter((other) => other !== model));
+      expect([...ranked].sort()).toEqual(models.filter((other) => other !== model).sort());
     }
     expect(await app.locator('.combined tbody tr').count()).toBe(3);
     await screenshot(page, 'app-council');
-    await page.close();
   });
 });

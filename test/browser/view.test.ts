@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRequest } from '../../src/run/request.js';
@@ -19,6 +20,7 @@ let fake: FakeOpenRouter;
 let harness: Harness;
 let server: ViewServer;
 let browser: Browser;
+let page: Page;
 let finished: string;
 let other: string;
 
@@ -33,6 +35,7 @@ beforeAll(async () => {
   other = (await callTool(harness, 'process_prompt', { prompt: 'Another question', models: ['v/alpha'] })).data!.run_id;
   server = await startViewServer(harness.app.service, harness.config);
   browser = await launchBrowser();
+  page = await browser.newPage();
 });
 afterAll(async () => {
   await browser?.close();
@@ -41,8 +44,10 @@ afterAll(async () => {
   await fake?.close();
 });
 
+/** The file's one page, at this width, in the light scheme, showing this path under the token. */
 async function open(path: string, width = 1280): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  await page.setViewportSize({ width, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.goto(server.url + path);
   return page;
 }
@@ -62,10 +67,15 @@ describe('parallel-llm-mcp view', () => {
     expect(await status(`${server.url}api/runs/2020-01-01T00-00-00.000Z_00000000`)).toBe(404);
     expect(await status(`${server.url}api/runs/${finished}`)).toBe(200);
     expect(await status(`${server.url}api/runs`, { method: 'POST' })).toBe(404);
+    // A page elsewhere whose name was rebound to 127.0.0.1 sends its own name as the Host.
+    const rebound = await new Promise<number | undefined>((resolve, reject) =>
+      http.get(server.url, { headers: { host: 'attacker.example' } }, (res) => resolve(res.resume().statusCode)).on('error', reject),
+    );
+    expect(rebound).toBe(404);
   });
 
   it('lists the runs newest first, filtered by text and by status', async () => {
-    const page = await open('');
+    await open('');
     const rows = page.locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.nth(0).getAttribute('data-run')).toBe(other);
@@ -81,11 +91,10 @@ describe('parallel-llm-mcp view', () => {
     await expect.poll(() => rows.count()).toBe(2);
     await rows.nth(1).locator('a').click();
     await page.waitForURL(`**/runs/${finished}`);
-    await page.close();
   });
 
   it('shows a run: each model side by side with its facts, the synthesis, and a hostile answer as text', async () => {
-    const page = await open(`runs/${finished}`);
+    await open(`runs/${finished}`);
     const columns = page.locator('.column');
     await expect.poll(() => columns.count()).toBe(2);
     expect(await columns.nth(0).locator('h2').textContent()).toBe('v/alpha');
@@ -108,11 +117,10 @@ describe('parallel-llm-mcp view', () => {
     await screenshot(page, 'view-run-wide-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await screenshot(page, 'view-run-wide-dark');
-    await page.close();
   });
 
   it('shows one answer at a time at 420 px, switched with the arrow keys', async () => {
-    const page = await open(`runs/${finished}`, 420);
+    await open(`runs/${finished}`, 420);
     const visible = page.locator('.column:visible h2');
     await expect.poll(() => visible.allTextContents()).toEqual(['v/alpha']);
     await page.locator('#tab-0').focus();
@@ -124,16 +132,14 @@ describe('parallel-llm-mcp view', () => {
     await screenshot(page, 'view-run-narrow-dark');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => visible.allTextContents()).toEqual(['v/alpha']);
-    await page.close();
   });
 
   it('updates a running run’s page until it ends', async () => {
     const { id } = mustStart(await harness.app.service.start(runRequest('A slow one', { models: ['v/alpha', 'v/slow'] }, harness.config)));
-    const page = await open(`runs/${id}`);
+    await open(`runs/${id}`);
     await expect.poll(() => page.locator('main').getAttribute('data-status')).toBe('running');
     expect(await page.locator('.column').nth(1).locator('.pending').textContent()).toBe('Answering…');
     await expect.poll(() => page.locator('main').getAttribute('data-status'), { timeout: 10_000 }).toBe('complete');
     expect(await page.locator('.column').nth(1).locator('.body').textContent()).toBe('Slow but sure.');
-    await page.close();
   });
 });
