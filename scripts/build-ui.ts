@@ -22,7 +22,8 @@ const PAGES = {
 /** Builds every page into `outDir` (dist/ui); returns each one's size in bytes. */
 export async function buildUi(outDir: string): Promise<Record<string, number>> {
   await mkdir(outDir, { recursive: true });
-  const css = await readFile(path.join(root, 'ui', 'style.css'), 'utf8');
+  // The theme, layout and answers first (page.css), then Markdown and the runs list (content.css).
+  const css = (await Promise.all(['page.css', 'content.css'].map((name) => readFile(path.join(root, 'ui', name), 'utf8')))).join('\n');
   const sizes: Record<string, number> = {};
   for (const [name, page] of Object.entries(PAGES)) {
     const { outputFiles } = await build({
