@@ -7,6 +7,17 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/*.test.ts'], setupFiles: ['test/support/cleanup.ts'], testTimeout: 20_000 },
       },
       {
+        // The run pages in Debian's chromium: the MCP App in a test host, and `view`'s pages.
+        test: {
+          name: 'browser',
+          include: ['test/browser/*.test.ts'],
+          globalSetup: ['test/browser/global-setup.ts'],
+          setupFiles: ['test/support/cleanup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
         // Packs the package, installs the tarball in a temporary folder and drives the installed bin.
         test: {
           name: 'e2e',

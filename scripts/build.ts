@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { buildUi } from './build-ui.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -41,6 +42,8 @@ const { metafile } = await build({
 });
 await chmod(path.join(dist, 'bin.js'), 0o755);
 await writeFile(path.join(dist, 'THIRD-PARTY-LICENSES.md'), await licences(metafile));
+// The run pages (SPEC §12), read by the server and by `view` from dist/ui.
+await buildUi(path.join(dist, 'ui'));
 await checkItStarts();
 
 /**

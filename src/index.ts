@@ -24,6 +24,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./cli/runs.js')).runsCommand(rest, readConfig);
     case 'cancel':
       return (await import('./cli/cancel.js')).cancelCommand(rest, readConfig);
+    case 'view':
+      return (await import('./cli/view.js')).viewCommand(rest, readConfig);
     case 'host':
       return (await import('./host/main.js')).hostCommand(rest, readConfig);
     // The MCP server: its own module, so that the run host never loads the MCP SDK.

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { resultView, type ToolContext } from './mcp/answer.js';
 import { forClient } from './mcp/clients.js';
+import { registerRunApp } from './mcp/app.js';
 import { getRun } from './mcp/get-run.js';
 import {
   GET_RUN_DESCRIPTION,
@@ -71,7 +72,7 @@ export function createServer(deps: ServerDeps): McpServer {
     closing?.();
   };
 
-  server.experimental.tasks.registerToolTask(
+  const processPrompt = server.experimental.tasks.registerToolTask(
     'process_prompt',
     {
       title: 'Ask several LLMs and synthesize the best answer',
@@ -88,7 +89,7 @@ export function createServer(deps: ServerDeps): McpServer {
     },
   );
 
-  server.registerTool(
+  const getRunTool = server.registerTool(
     'get_run',
     {
       title: 'Wait for a run and return its result',
@@ -104,5 +105,6 @@ export function createServer(deps: ServerDeps): McpServer {
   registerRunResources(server, service, async (handle) =>
     (await resultOf(handle, 'content')).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
   );
+  registerRunApp(server, service, config, [processPrompt, getRunTool]);
   return server;
 }

@@ -11,3 +11,8 @@ export function packageVersion(): string {
 export function readmePath(): string {
   return fileURLToPath(new URL('../README.md', import.meta.url));
 }
+
+/** A file the package ships, by its path from the package's folder (beside src/ and dist/). */
+export function packageFile(relative: string): string {
+  return fileURLToPath(new URL(`../${relative}`, import.meta.url));
+}

@@ -9,6 +9,7 @@ Usage:
   parallel-llm-mcp doctor          check the key, the model ids and the output folder
   parallel-llm-mcp runs            the run host and the newest runs (status, time, answers, cost)
   parallel-llm-mcp cancel RUN_ID   stop a run and its billing (its saved answers are kept)
+  parallel-llm-mcp view [RUN_ID]   see the runs in a browser: every answer side by side, live
   parallel-llm-mcp --help          this text (also: ask --help, doctor --help, ...)
   parallel-llm-mcp --version       the version
 
@@ -86,5 +87,24 @@ Closing an MCP client never stops a run; this (or Ctrl-C in ask, or the client's
 Exit codes: 0 stopped, 1 not running (or not found), 2 a bad argument.
 
 Options:
+  -h, --help   this text
+`;
+
+export const VIEW_HELP = `Usage: parallel-llm-mcp view [options] [RUN_ID]
+
+Shows the runs in a browser: the runs list (newest first; status, time, models answered, cost,
+the prompt's first line; filter by text and status) and a page per run with each model's answer
+side by side, the synthesis (or the judge's choice, or the council's rankings), live while the
+run goes. With RUN_ID it opens that run's page.
+
+The pages are served on 127.0.0.1 only, on a free port, under a random token (any other path is
+a 404); the URL is always printed, and opened in the browser where there is one. Read-only: it
+changes nothing, starts no run and no run host. It reads the output folder the server uses
+(PARALLEL_LLM_OUTPUT_DIR) and stays in the foreground until Ctrl-C.
+
+Exit codes: 0 stopped with Ctrl-C, 1 no such run, 2 a bad option.
+
+Options:
+  --no-open    print the URL without opening a browser
   -h, --help   this text
 `;

@@ -38,8 +38,12 @@ describe('the published package', () => {
     const docs = readdirSync(path.join(projectRoot, 'docs')).map((file) => `docs/${file}`);
     const top = ['.env.example', 'IMPROVEMENTS.md', 'LICENSE', 'README.md', 'mcp_config.json', 'package.json'];
     expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([...top, ...docs].sort());
-    // Source maps point at src/, which is not shipped; the bundle carries its packages' licences.
-    expect(files.filter((file) => file.startsWith('dist/') && !file.endsWith('.js'))).toEqual(['dist/THIRD-PARTY-LICENSES.md']);
+    // Source maps point at src/, which is not shipped; the bundle carries its packages' licences; the run pages are built HTML.
+    expect(files.filter((file) => file.startsWith('dist/') && !file.endsWith('.js')).sort()).toEqual([
+      'dist/THIRD-PARTY-LICENSES.md',
+      'dist/ui/app.html',
+      'dist/ui/view.html',
+    ]);
     expect(files).toContain('dist/bin.js');
   });
 

@@ -62,7 +62,15 @@ export async function removeTempDirs(): Promise<void> {
 export async function startHarness(
   fake: FakeOpenRouter,
   env: Record<string, string> = {},
-  options: { clientName?: string; heartbeatMs?: number; idleTimeoutMs?: number; outputDir?: string; taskPollMs?: number } = {},
+  options: {
+    clientName?: string;
+    heartbeatMs?: number;
+    idleTimeoutMs?: number;
+    outputDir?: string;
+    taskPollMs?: number;
+    /** What the client says it can do in `initialize` (an MCP Apps host says so in `extensions`). */
+    capabilities?: ConstructorParameters<typeof Client>[1];
+  } = {},
 ): Promise<Harness> {
   const outputDir = options.outputDir ?? (await tempDir());
   const config = loadConfig({
@@ -94,7 +102,7 @@ export async function startHarness(
     service,
   };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' });
+  const client = new Client({ name: options.clientName ?? 'test-client', version: '1.0.0' }, options.capabilities);
   await app.server.connect(serverSide);
   await client.connect(clientSide);
   return {
