@@ -70,7 +70,8 @@ async function showInHost(
   await page.setContent('<!doctype html><html><body></body></html>');
   await page.addScriptTag({ content: hostScript });
   await page.evaluate(
-    ([html, theme, args, toolResult]) => (globalThis as unknown as { showApp: (...args: unknown[]) => unknown }).showApp(html, theme, args, toolResult),
+    ([html, theme, args, toolResult]) =>
+      (globalThis as unknown as { showApp: (...args: unknown[]) => unknown }).showApp(html, theme, args, toolResult),
     [(contents[0] as { text: string }).text, options.theme ?? 'light', input, result] as const,
   );
   return { page, app: page.frameLocator('iframe') };
