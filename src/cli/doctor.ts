@@ -123,7 +123,7 @@ async function checkKey(client: OpenRouterClient, signal: AbortSignal): Promise<
 }
 
 async function checkModels(client: OpenRouterClient, config: Config, signal: AbortSignal): Promise<Line[]> {
-  let rows;
+  let rows: Awaited<ReturnType<typeof fetchModels>>;
   try {
     rows = await fetchModels(client, signal);
   } catch (caught) {

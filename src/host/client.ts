@@ -45,7 +45,7 @@ export class RunHostClient implements RunService {
 
   async start(...args: Parameters<RunService['start']>): ReturnType<RunService['start']> {
     const started = await this.use('execute', (runs) => runs.start(...args));
-    if (!('refused' in started)) this.listeners.forEach((listener) => listener());
+    if (!('refused' in started)) for (const listener of this.listeners) listener();
     return started;
   }
 
@@ -103,7 +103,8 @@ export class RunHostClient implements RunService {
     const reached = await this.reach(need === 'execute');
     if ('runs' in reached) {
       this.logger.info('runs execute in the run host');
-      return (this.host = reached.runs);
+      this.host = reached.runs;
+      return reached.runs;
     }
     if (need === 'read') return this.runsHere();
     this.logger.warn({ reason: reached.unavailable }, 'no run host: runs execute in this process');
@@ -116,7 +117,8 @@ export class RunHostClient implements RunService {
 
   /** This process's own runs: only read while a host executes them, executed here where there is none. */
   private runsHere(): Promise<RunService> {
-    return (this.here ??= loadRunsHere(this.config, this.logger));
+    this.here ??= loadRunsHere(this.config, this.logger);
+    return this.here;
   }
 }
 

@@ -41,7 +41,9 @@ export function serveClient(socket: Socket, service: RunService, version: string
     },
     (id, why) => id !== undefined && reply({ id, failed: `the ask could not be read: ${why}` }),
   );
-  socket.once('close', () => asked.forEach((withdrawn) => withdrawn.abort()));
+  socket.once('close', () => {
+    for (const withdrawn of asked.values()) withdrawn.abort();
+  });
   send(socket, { host: HOST_NAME, version });
 }
 

@@ -96,7 +96,8 @@ export class LineTransport implements Transport {
   private serve(line: Line): void {
     if (line.kind === 'too_long') {
       const id = salvageRequestId(line.head.toString('utf8'), line.tail.toString('utf8'));
-      return this.refuse(id, ErrorCode.InvalidRequest, `${line.length} bytes, over the limit of ${this.lines.maxLineBytes}`);
+      this.refuse(id, ErrorCode.InvalidRequest, `${line.length} bytes, over the limit of ${this.lines.maxLineBytes}`);
+      return;
     }
     const text = line.bytes.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return;
@@ -105,10 +106,14 @@ export class LineTransport implements Transport {
       value = JSON.parse(text);
     } catch {
       const id = salvageRequestId(text.slice(0, EXCERPT_CHARS), text.slice(-EXCERPT_CHARS));
-      return this.refuse(id, ErrorCode.ParseError, 'not JSON', text);
+      this.refuse(id, ErrorCode.ParseError, 'not JSON', text);
+      return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) return this.refuse(requestIdOf(value), ErrorCode.InvalidRequest, 'not a valid JSON-RPC message', text);
+    if (!parsed.success) {
+      this.refuse(requestIdOf(value), ErrorCode.InvalidRequest, 'not a valid JSON-RPC message', text);
+      return;
+    }
     try {
       this.onmessage?.(parsed.data);
     } catch (error) {

@@ -22,7 +22,7 @@ const SCALED = [600, 2100, 4400, 7300, 9800];
 
 function models(prefix: string, delaysMs: number[], synthesisMs: number) {
   const ids = delaysMs.map((_, i) => `${prefix}/m${i + 1}`);
-  ids.forEach((id, i) => fake.on(id, { answer: `answer of ${id}`, delayMs: delaysMs[i] }));
+  for (const [i, id] of ids.entries()) fake.on(id, { answer: `answer of ${id}`, delayMs: delaysMs[i] });
   fake.on(`${prefix}/synth`, { answer: `the synthesis of ${ids.length} answers`, delayMs: synthesisMs });
   const asked = () => [...ids, `${prefix}/synth`].map((id) => fake.requestsFor(id).length);
   return { ids, asked, env: { PARALLEL_LLM_MODELS: ids.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` } };
