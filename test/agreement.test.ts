@@ -21,7 +21,7 @@ const WORDS = ['ONE', 'TWO', 'THREE'];
 /** Three candidates named after `prefix`, each answering "<N>-ANSWER" (then `then`, for a council's ranking), and a synthesizer. */
 function panel(prefix: string, synthesizer: Behaviour, then?: Behaviour) {
   const models = ['one', 'two', 'three'].map((name) => `${prefix}/${name}`);
-  models.forEach((model, i) => fake.on(model, { answer: `${WORDS[i]}-ANSWER`, delayMs: 10 * i }, ...(then ? [then] : [])));
+  for (const [i, model] of models.entries()) fake.on(model, { answer: `${WORDS[i]}-ANSWER`, delayMs: 10 * i }, ...(then ? [then] : []));
   fake.on(`${prefix}/synth`, synthesizer);
   return { env: { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` }, models };
 }

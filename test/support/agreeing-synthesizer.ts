@@ -45,7 +45,7 @@ export function accountFor(labels: string[]) {
 export function askedLabels(prompt: string): string[] | undefined {
   if (!prompt.includes(AGREEMENT_MARKER)) return undefined;
   const listed = /by their labels \(([^)]*)\)/.exec(prompt);
-  return listed?.[1]!.split(', ');
+  return listed?.[1]?.split(', ');
 }
 
 export function promptOf(request: RecordedRequest): string {
