@@ -77,6 +77,13 @@ describe('SectionSplitter', () => {
     expect(splitReply(`A\n${AGREEMENT_MARKER}\nx\n${AGREEMENT_MARKER}\ny`)).toEqual({ answer: 'A', section: `x\n${AGREEMENT_MARKER}\ny` });
   });
 
+  it('leaves out of the answer a code fence opened for the marker and never closed, and keeps a closed one', () => {
+    const fenced = '```ts\nconst x = 1;\n```';
+    expect(splitReply(`Answer\n\n\`\`\`json\n${AGREEMENT_MARKER}\n{}\n\`\`\``)).toEqual({ answer: 'Answer', section: '{}\n```' });
+    expect(splitReply(`${fenced}\n\n\`\`\`\n${AGREEMENT_MARKER}\n{}`).answer).toBe(fenced);
+    expect(splitReply(`${fenced}\n${AGREEMENT_MARKER}\n{}`).answer).toBe(fenced);
+  });
+
   it('takes the marker as a model may decorate it, and nothing else on its line', () => {
     for (const line of [
       AGREEMENT_MARKER,

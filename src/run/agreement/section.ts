@@ -82,13 +82,23 @@ export class SectionSplitter {
     }
     const answer = this.answerParts.join('');
     if (!this.inSection) return { answer, section: undefined };
-    return { answer: answer.trimEnd(), section: this.sectionParts.join('') };
+    return { answer: withoutOpenedFence(answer.trimEnd()), section: this.sectionParts.join('') };
   }
 
   private emit(piece: string): void {
     this.answerParts.push(piece);
     this.onAnswer(piece);
   }
+}
+
+/**
+ * The answer without a code fence opened on its last line and never closed: a model that put
+ * the marker and its account inside a fence. (Only the account follows such a fence.)
+ */
+function withoutOpenedFence(answer: string): string {
+  const fences = answer.match(/^\s*```/gm)?.length ?? 0;
+  const last = answer.lastIndexOf('\n');
+  return fences % 2 === 1 && /^\s*```\w*\s*$/.test(answer.slice(last + 1)) ? answer.slice(0, Math.max(0, last)).trimEnd() : answer;
 }
 
 /** A whole reply split as `SectionSplitter` splits it streamed. */
