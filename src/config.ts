@@ -56,6 +56,8 @@ export interface Config {
   maxCostUsd: number | undefined;
   /** OpenRouter's `reasoning.effort` for every model and step; undefined: not sent. */
   reasoningEffort: ReasoningEffort | undefined;
+  /** Whether a synthesis also asks for the account of where the models agreed and differed (SPEC §10), unless a call says otherwise. */
+  agreement: boolean;
   /** `auto`: runs execute in the per-user run host; `off`: in the server process itself. */
   runHost: 'auto' | 'off';
   /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
@@ -142,6 +144,7 @@ const envSchema = z.object({
       .optional(),
   ),
   PARALLEL_LLM_REASONING_EFFORT: oneOf(REASONING_EFFORTS),
+  PARALLEL_LLM_AGREEMENT: oneOf(['on', 'off'] as const),
   PARALLEL_LLM_RUN_HOST: oneOf(['auto', 'off'] as const),
   PARALLEL_LLM_HOST_DIR: absoluteDir,
   PARALLEL_LLM_HOST_IDLE_MS: duration(),
@@ -190,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     strategy: e.PARALLEL_LLM_STRATEGY ?? 'synthesize',
     maxCostUsd: e.PARALLEL_LLM_MAX_COST_USD,
     reasoningEffort: e.PARALLEL_LLM_REASONING_EFFORT,
+    agreement: e.PARALLEL_LLM_AGREEMENT !== 'off',
     runHost: e.PARALLEL_LLM_RUN_HOST ?? 'auto',
     hostDir: e.PARALLEL_LLM_HOST_DIR,
     hostIdleMs: e.PARALLEL_LLM_HOST_IDLE_MS ?? 10 * 60 * 1000,

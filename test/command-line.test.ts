@@ -86,6 +86,10 @@ describe('ask’s options, read with the rules of process_prompt’s arguments',
     });
   });
 
+  it('turns the account of agreement off with --no-agreement, as agreement: false does', () => {
+    expect(options('--no-agreement')).toEqual({ ok: true, value: { settings: { agreement: false }, fresh: false, json: false } });
+  });
+
   it('sets nothing the flags do not name', () => {
     expect(options()).toEqual({ ok: true, value: { settings: {}, fresh: false, json: false } });
   });

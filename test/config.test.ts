@@ -201,7 +201,17 @@ describe('loadConfig: strategy, cost ceiling and reasoning effort', () => {
     expect(loadConfig(withKey({ PARALLEL_LLM_REASONING_EFFORT: given })).reasoningEffort).toBe(given.toLowerCase());
   });
 
+  it.each([
+    [undefined, true],
+    ['on', true],
+    ['off', false],
+    [' OFF ', false],
+  ])('reads PARALLEL_LLM_AGREEMENT=%j: the account of agreement asked for, %j', (given, expected) => {
+    expect(loadConfig(withKey(given === undefined ? {} : { PARALLEL_LLM_AGREEMENT: given })).agreement).toBe(expected);
+  });
+
   it('says what a bad value should be', () => {
+    expect(configError(withKey({ PARALLEL_LLM_AGREEMENT: 'no' })).message).toBe('PARALLEL_LLM_AGREEMENT must be one of on, off (got "no")');
     expect(configError(withKey({ PARALLEL_LLM_STRATEGY: 'vote' })).message).toBe(
       'PARALLEL_LLM_STRATEGY must be one of synthesize, judge, council (got "vote")',
     );

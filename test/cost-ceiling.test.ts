@@ -9,8 +9,9 @@ import { waitFor } from './support/wait.js';
 
 /*
  * The cost ceiling, through the MCP client against the fake, whose GET /models serves prices.
- * With a 1-character prompt and max_tokens 1,000 the worst case is about $0.055: the three
- * candidates' output ($0.036) and one synthesis reading them ($0.019).
+ * With a 1-character prompt and max_tokens 1,000 the worst case is about $0.056: the three
+ * candidates' output ($0.036) and one synthesis reading them, with the account of agreement's
+ * instructions ($0.020).
  */
 const PRICES = {
   'a/one': pricing('0.000001', '0.000002'),
@@ -120,7 +121,7 @@ describe('a call within its ceiling', () => {
     expect(result.isError).toBeFalsy();
     expect(fake.requests).toHaveLength(4);
     expect(data!.cost_ceiling_usd).toBe(1);
-    expect(data!.worst_case).toMatchObject({ total_usd: expect.closeTo(0.0552, 3), unpriced: [], refresh_failed: null });
+    expect(data!.worst_case).toMatchObject({ total_usd: expect.closeTo(0.0558, 3), unpriced: [], refresh_failed: null });
     expect(data!.worst_case!.per_model.map((entry) => entry.model)).toEqual(['b/two', 's/synth', 'c/three', 'a/one']);
     expect(text).toMatch(/Cost: \$0\.0060, .*; worst case \$0\.0\d+, under the ceiling of \$1\./);
     await harness.app.runs.idle();

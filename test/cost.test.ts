@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AGREEMENT_PROMPT_TOKENS } from '../src/run/agreement/prompt.js';
 import { CHARS_PER_TOKEN, STEP_FRAME_TOKENS, estimateTokens, worstCase } from '../src/run/cost.js';
 import { anonymise } from '../src/run/strategies/anonymise.js';
 import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/run/strategies/council.js';
@@ -53,6 +54,44 @@ describe('worstCase: synthesize', () => {
     expect(estimate.totalUsd).toBeCloseTo(0.003 + 0.04 + estimate.steps[2]!.usd!, 9);
     expect(estimate.perModel.map((entry) => entry.model)).toEqual(['b/dear', 's/synth', 'a/cheap']);
     expect(estimate.unpriced).toEqual([]);
+  });
+});
+
+describe('worstCase: the account of agreement', () => {
+  it('counts its instructions in the prompt of a synthesis and a council’s synthesis; its output is within max_tokens, already priced', () => {
+    const off = worstCase(plan(), ROUND_PRICES);
+    const on = worstCase(plan({ agreement: true }), ROUND_PRICES);
+    expect(on.steps[2]).toMatchObject({ kind: 'synthesis', promptTokens: reading(2) + AGREEMENT_PROMPT_TOKENS, outputTokens: 1000 });
+    expect(on.totalUsd).toBeCloseTo(off.totalUsd + AGREEMENT_PROMPT_TOKENS * 0.000002, 12);
+    const council = worstCase(plan({ strategy: 'council', models: ['a/cheap', 'b/dear', 'c/mid'], agreement: true }), ROUND_PRICES);
+    expect(council.steps.at(-1)!.promptTokens).toBe(reading(3) + AGREEMENT_PROMPT_TOKENS);
+  });
+
+  it('is on unless the plan turns it off, and a judge, which gives no account, is priced without it', () => {
+    const { agreement: _off, ...unset } = plan();
+    expect(worstCase(unset, ROUND_PRICES).steps.at(-1)!.promptTokens).toBe(reading(2) + AGREEMENT_PROMPT_TOKENS);
+    expect(worstCase({ ...unset, strategy: 'judge' }, ROUND_PRICES).steps.at(-1)!.promptTokens).toBe(reading(2));
+  });
+
+  it('still caps the prompt at the synthesis bound', () => {
+    const estimate = worstCase(plan({ maxTokens: 100_000, stepMaxChars: 50_000, agreement: true }), ROUND_PRICES);
+    expect(estimate.steps.at(-1)!.promptTokens).toBe(50_000);
+  });
+
+  it(`covers the instructions the prompts add for it (${AGREEMENT_PROMPT_TOKENS} tokens), for 20 candidates`, () => {
+    const empty = Array.from({ length: 20 }, (_, index) => ({ index, model: `vendor/model-${index}`, content: '' }));
+    const ranking = aggregateRankings([], anonymise('run', empty));
+    const added = [
+      [buildSynthesisPrompt('', empty, 1_000_000, true), buildSynthesisPrompt('', empty, 1_000_000)],
+      [
+        buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000, true),
+        buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000),
+      ],
+    ].map(([on, off]) => estimateTokens(on!.text.toString()) - estimateTokens(off!.text.toString()));
+    for (const tokens of added) {
+      expect(tokens).toBeGreaterThan(0);
+      expect(tokens).toBeLessThanOrEqual(AGREEMENT_PROMPT_TOKENS);
+    }
   });
 });
 

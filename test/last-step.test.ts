@@ -9,6 +9,7 @@ import { runRequest } from '../src/run/request.js';
 import type { Run } from '../src/run/run.js';
 import { Runs } from '../src/run/runs.js';
 import { RunStore, type RunFolder } from '../src/store/run-store.js';
+import { agreeingSynthesizer } from './support/agreeing-synthesizer.js';
 import { silentLogger, testClient } from './support/client.js';
 import { startFakeOpenRouter, VALID_KEY, type Behaviour } from './support/fake-openrouter.js';
 import { tempDir } from './support/harness.js';
@@ -75,7 +76,7 @@ async function startRun(
     earlyFinalFails?: boolean;
   } = {},
 ) {
-  const { env = {}, second = false, held = () => true, synth = { answer: 'merged', delayMs: 10 }, earlyFinalFails } = options;
+  const { env = {}, second = false, held = () => true, synth = agreeingSynthesizer('merged', { delayMs: 10 }), earlyFinalFails } = options;
   fake.on(`${prefix}/a`, { answer, delayMs: 10 });
   fake.on(`${prefix}/b`, { answer: 'b says', delayMs: 150 });
   fake.on(`${prefix}/synth`, synth);

@@ -309,3 +309,61 @@ describe('errors in words', () => {
     expect(data.new_cost).toBe(0.002);
   });
 });
+
+describe('the account of agreement', () => {
+  const GPT = '~openai/gpt-latest';
+  const GROK = '~x-ai/grok-latest';
+  const agreement = {
+    consensus: ['Recursion depth is the cause', 'A loop fixes it.'],
+    disagreements: [
+      {
+        point: 'Whether to raise the stack limit',
+        positions: [
+          { models: [GPT], view: 'never.' },
+          { models: [GROK, 'z/third'], view: 'as a stopgap' },
+        ],
+        resolution: 'not raised: it only delays the overflow',
+      },
+    ],
+    unique: [
+      { model: GROK, point: 'Tail calls are not optimised in Python', kept: true },
+      { model: GPT, point: 'Use sys.setrecursionlimit', kept: false },
+    ],
+  };
+  const synthesized = record({ synthesis: { ...record({}).synthesis, agreement } });
+
+  it('shows a few lines after the answer and before the footer, with structuredContent.agreement beside it', () => {
+    const { text, data } = result(view(synthesized, ANSWER));
+    expect(text).toContain(
+      [
+        ANSWER,
+        '',
+        'Agreed: Recursion depth is the cause. A loop fixes it.',
+        `Differed: Whether to raise the stack limit (${GPT}: never; ${GROK} and z/third: as a stopgap) → resolved: not raised: it only delays the overflow.`,
+        `Only one model: ${GROK}: Tail calls are not optimised in Python (kept); ${GPT}: Use sys.setrecursionlimit (left out).`,
+        '',
+        '---',
+      ].join('\n'),
+    );
+    expect(data.agreement).toEqual(agreement);
+  });
+
+  it('shows nothing, and null, when there is no account', () => {
+    const { text, data } = result(view(record({}), ANSWER));
+    expect(text).not.toMatch(/^(Agreed|Differed|Only one model):/m);
+    expect(data.agreement).toBeNull();
+    expect(result(view(record({ synthesis: { ...record({}).synthesis, agreement: null } }), ANSWER)).data.agreement).toBeNull();
+  });
+
+  it('keeps the answer and the lines within the result cap, the lines to a quarter of it, saying how many were left out', () => {
+    const many = { ...agreement, disagreements: Array.from({ length: 30 }, () => agreement.disagreements[0]!) };
+    const long = 'x'.repeat(20_000);
+    const { text, data } = result(view(record({ synthesis: { ...record({}).synthesis, agreement: many } }), long), 'both', 4_000);
+    const lines = text.slice(text.indexOf('\n\nAgreed: ') + 2, text.indexOf('\n\n---'));
+    expect(lines.length).toBeLessThanOrEqual(1_000);
+    expect(lines).toMatch(/\n\(\d+ more in structuredContent\.agreement and run\.json\)$/);
+    expect(data.answer!.length + lines.length).toBeLessThanOrEqual(4_000 + 200);
+    expect(data.answer_cut).toBe(true);
+    expect(data.agreement!.disagreements).toHaveLength(30);
+  });
+});

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { replyReader } from '../src/run/agreement/reply.js';
+import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
 import type { Behaviour } from './support/fake-openrouter.js';
 import { fakeWithClient } from './support/fake-with-client.js';
 
@@ -93,6 +95,35 @@ describe('streams in the shapes real providers send', () => {
     const completion = await complete('mistral/json', { body200: { id: 'j', choices: [{ index: 0, message, finish_reason: 'stop' }] } });
     expect(completion).toMatchObject({ content: 'Four.', reasoning: 'Simple.' });
   });
+});
+
+describe('the same streams read by a synthesis that asks for the account of agreement', () => {
+  const streams: Array<[string, () => Behaviour, string]> = [
+    [
+      'or/claude-thinking',
+      () => readsStream('openrouter-claude-thinking.reads.jsonl'),
+      'Le café crème — ☕ est populaire; 日本でも人気です。🎉',
+    ],
+    ['mistral/magistral', () => chunksStream('mistral-magistral.chunks.txt'), '2 + 2 = 4'],
+    ['deepseek/reasoner', () => chunksStream('deepseek-reasoner.chunks.txt'), 'There are 3.'],
+    ['groq/qwen3', () => chunksStream('groq-qwen3.chunks.txt'), 'Paris.'],
+    ['azure/router', () => chunksStream('azure-router.chunks.txt'), 'Capital of Denmark: København.'],
+  ];
+  for (const [model, stream, answer] of streams) {
+    it(`${model}: the whole answer, no account (it wrote none) and a warning, the reasoning and usage as before`, async () => {
+      const reader = replyReader([{ label: '1', model: 'x/y' }]);
+      const plain = await complete(`${model}-plain`, stream());
+      upstream.fake.on(`${model}-synth`, stream());
+      const completion = await upstream.client.complete(
+        { model: `${model}-synth`, prompt: 'p', temperature: 0, maxTokens: 1000 },
+        { sink: reader.sink },
+      );
+      expect(completion).toEqual({ ...plain, content: '' });
+      const told = reader.read('s', completion);
+      expect(told).toMatchObject({ answer, agreement: null, warning: expect.stringContaining('gave no account') });
+      expect(told.answer).not.toContain(AGREEMENT_MARKER);
+    });
+  }
 });
 
 describe('answers that are only reasoning', () => {

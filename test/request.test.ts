@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { requestKey, type RunRequest } from '../src/run/request.js';
+import { loadConfig } from '../src/config.js';
+import { requestKey, runRequest, type RunRequest } from '../src/run/request.js';
 import { requestSchema } from '../src/run/request-schema.js';
 
 const request: RunRequest = {
@@ -30,6 +31,7 @@ describe('requestKey', () => {
       { ...request, reasoningEffort: 'high' as const },
       { ...request, reasoningEffort: 'low' as const },
       { ...request, followUpOf: '2026-11-25T10-00-00.000Z_0a1b2c3d' },
+      { ...request, agreement: false as const },
     ].map((each) => requestKey(each, UPSTREAM));
     expect(new Set(keys).size).toBe(keys.length);
   });
@@ -41,5 +43,18 @@ describe('requestKey', () => {
       followUpOf: 'x',
     });
     expect(requestSchema.safeParse({ ...request, strategy: 'vote' }).success).toBe(false);
+    expect(requestSchema.parse({ ...request, agreement: false })).toMatchObject({ agreement: false });
+  });
+});
+
+describe('runRequest: the account of agreement', () => {
+  const config = loadConfig({ OPENROUTER_API_KEY: 'sk-or-v1-test', PARALLEL_LLM_AGREEMENT: 'off' });
+  const on = { ...config, agreement: true };
+
+  it('is asked for unless the call or the configuration turns it off; a call may turn it on again', () => {
+    expect(runRequest('q', {}, on)).not.toHaveProperty('agreement');
+    expect(runRequest('q', { agreement: false }, on)).toMatchObject({ agreement: false });
+    expect(runRequest('q', {}, config)).toMatchObject({ agreement: false });
+    expect(runRequest('q', { agreement: true }, config)).not.toHaveProperty('agreement');
   });
 });

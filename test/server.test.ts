@@ -1,6 +1,7 @@
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { agreeingSynthesizer } from './support/agreeing-synthesizer.js';
 import { VALID_KEY, startFakeOpenRouter } from './support/fake-openrouter.js';
 import { callTool, startHarness, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';
@@ -40,6 +41,7 @@ describe('the tools a client sees', () => {
       'strategy',
       'max_cost_usd',
       'reasoning_effort',
+      'agreement',
       'follow_up_of',
       'fresh',
     ]);
@@ -370,14 +372,15 @@ describe('process_prompt through the MCP client', () => {
     harness = await startHarness(fake);
     const longIds = [`vendor/${'m'.repeat(300)}-a`, `vendor/${'m'.repeat(300)}-b`];
     for (const [i, id] of longIds.entries()) fake.on(id, { answer: `long id answer ${i}` });
-    const { data } = await call({ prompt: 'q', models: longIds });
+    fake.on('long/synth', agreeingSynthesizer('merged'));
+    const { data } = await call({ prompt: 'q', models: longIds, synthesizer_model: 'long/synth' });
     expect(data!.warnings).toEqual([]);
     for (const [i, model] of data!.models.entries()) expect(await readFile(model.file!, 'utf8')).toBe(`long id answer ${i}`);
   });
 
   it('still answers when final.md cannot be written; run.json does not name it, and says why', async () => {
     harness = await startHarness(fake, scriptModels('final-fails'));
-    fake.on('final-fails/synth', { answer: 'merged', delayMs: 300 });
+    fake.on('final-fails/synth', agreeingSynthesizer('merged', { delayMs: 300 }));
     const pending = call({ prompt: 'q' });
     // While the synthesizer works, a folder takes final.md's name, so the rename onto it fails.
     await waitFor(() => fake.requestsFor('final-fails/synth').length === 1);

@@ -37,6 +37,7 @@ export const ASK_OPTIONS: OptionTypes = {
   ...Object.fromEntries(SETTING_FLAGS.map(({ option }) => [option, 'string'])),
   fresh: 'boolean',
   json: 'boolean',
+  'no-agreement': 'boolean',
 };
 
 /** The tool's own rules for its settings, so that ask and process_prompt accept the same values. */
@@ -58,7 +59,8 @@ export function askOptions(values: OptionValues): Result<AskOptions, string> {
     const { option } = SETTING_FLAGS.find(({ setting }) => setting === issue.path[0])!;
     return err(`--${option} "${values[option]}": ${ruleBroken(issue)}`);
   }
-  return ok({ settings: parsed.data, fresh: values.fresh === true, json: values.json === true });
+  const agreement = values['no-agreement'] === true ? { agreement: false } : {};
+  return ok({ settings: { ...parsed.data, ...agreement }, fresh: values.fresh === true, json: values.json === true });
 }
 
 /** The rule an issue names; of a union (one id, or a list), the branch that had the right type. */

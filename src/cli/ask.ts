@@ -2,6 +2,7 @@ import { Deadline } from '../clock.js';
 import type { Config } from '../config.js';
 import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
+import { agreementText } from '../present/agreement.js';
 import { headline } from '../present/headline.js';
 import { refusalText } from '../present/refusal.js';
 import { shownTexts, WHOLE_CHARS } from '../present/shown.js';
@@ -89,6 +90,9 @@ async function askPrompt(config: Config, input: AskInput): Promise<number> {
       });
       process.stdout.write(`${JSON.stringify(structured, null, 2)}\n`);
     } else (answered ? process.stdout : process.stderr).write(`${answersText(view.state, shown)}\n`);
+    // The account of agreement goes with the footer, to stderr: stdout keeps the answer alone, for scripts.
+    const agreement = input.options.json ? '' : agreementText(view.state, WHOLE_CHARS);
+    if (agreement) process.stderr.write(`\n${agreement}\n`);
     process.stderr.write(`\n${footer(view, { joined, notice })}\n`);
     return status === 'cancelled' ? 130 : answered ? 0 : 1;
   } finally {

@@ -46,6 +46,8 @@ Options (each sets what process_prompt's argument of the same name sets, for thi
                          many US dollars (it may lower PARALLEL_LLM_MAX_COST_USD, never raise it)
   --reasoning-effort E   minimal, low, medium or high, for every model and step
   --follow-up-of RUN_ID  a follow-up on a finished run: each model continues its own answer
+  --no-agreement         leave out the account of where the models agreed and differed
+                         (agreement: false), asked of the synthesizer with its answer
   --fresh                ask anew, even if the same request ran in the last 10 minutes
   --json                 print the structured result (process_prompt's structuredContent,
                          the answers included) on stdout instead of the answer

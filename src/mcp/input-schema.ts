@@ -10,7 +10,7 @@ export const SERVER_INSTRUCTIONS = `parallel-llm-server asks several LLMs the sa
 Use process_prompt for hard problems that deserve several opinions: design reviews, tricky bugs, code review, decisions with trade-offs. Do not use it for quick questions: a run takes from tens of seconds to a few minutes and every run costs money (each model is billed; the result reports the cost).
 Put the whole problem, with all the context the models need, into one self-contained prompt: the models see nothing else.
 A run goes on even when a call returns first, and even when this server stops: if the result's status is "running", call get_run with the arguments its next_call gives (run_id and poll) to wait for the rest (each call waits as long as this client allows). Calling process_prompt again with the same input returns the same run instead of paying again; fresh: true asks anew.
-The result's first line says what it holds and what is missing; the footer names every model's outcome, the cost and the run folder.`;
+The result's first line says what it holds and what is missing; after a synthesized answer, a few lines (and structuredContent.agreement) say where the models agreed, where they differed and how that was resolved, and what only one raised; the footer names every model's outcome, the cost and the run folder.`;
 
 export const PROCESS_PROMPT_DESCRIPTION =
   'Ask several LLMs the same prompt in parallel and return one synthesized best answer. ' +

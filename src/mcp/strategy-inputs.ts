@@ -40,6 +40,13 @@ export const strategyInputShape = {
     .describe(
       "How hard reasoning models think, for every model and step (OpenRouter's unified reasoning.effort). Default: the server's setting, else each model's own.",
     ),
+  agreement: z
+    .boolean({ error: 'agreement must be true or false' })
+    .optional()
+    .describe(
+      'false: leave out the account of where the models agreed and differed (strategies synthesize and council), which the synthesizer otherwise writes after its answer. ' +
+        "Default: the server's setting (PARALLEL_LLM_AGREEMENT), on unless turned off.",
+    ),
   follow_up_of: z
     .string({ error: 'follow_up_of must be a string: the run_id of a finished run' })
     .trim()

@@ -89,6 +89,22 @@ const council = z.object({
   note: z.string().nullable().describe('Why the synthesizer merged without a ranking, when it did'),
 });
 
+const agreement = z.object({
+  consensus: z.array(z.string()).describe('Points the candidates agreed on'),
+  disagreements: z
+    .array(
+      z.object({
+        point: z.string(),
+        positions: z.array(z.object({ models: z.array(z.string()).describe('Model ids'), view: z.string() })),
+        resolution: z.string().describe('How the synthesis resolved it'),
+      }),
+    )
+    .describe('Where the candidates contradicted each other: who said what, and how the synthesis resolved it'),
+  unique: z
+    .array(z.object({ model: z.string(), point: z.string(), kept: z.boolean().describe('The synthesis kept the point') }))
+    .describe('Points only one model raised'),
+});
+
 const worstCase = z.object({
   total_usd: z
     .number()
@@ -127,6 +143,11 @@ export const outputShape = {
   follow_up_of: z.string().nullable().describe('The run this one follows up'),
   judge: judge.nullable().describe('Strategy judge: whose answer the judge chose, and why'),
   council: council.nullable().describe('Strategy council: how the models ranked each other'),
+  agreement: agreement
+    .nullable()
+    .describe(
+      "Strategies synthesize and council: the synthesizer's account of where the models agreed and differed, by model id; null when it gave none that could be read (a warning says so), for judge, or when turned off",
+    ),
   cost_ceiling_usd: z.number().nullable().describe('The cost ceiling this run was admitted under'),
   worst_case: worstCase.nullable().describe('The worst-case cost estimated before the run; null when no prices were at hand'),
   joined: z

@@ -4,6 +4,7 @@ import { STATUS } from '../run/status.js';
 import type { Joined } from '../run/service.js';
 import type { RunView } from '../run/service.js';
 import type { StartRefusal } from '../run/refusal.js';
+import { agreementText } from './agreement.js';
 import { refusalText } from './refusal.js';
 import { shownTexts } from './shown.js';
 import { structuredResult } from './structured.js';
@@ -30,9 +31,11 @@ export interface ResultOptions {
 
 /** A run as a tool result: the same facts as text and as fields, the answers where the client reads them. */
 export function toolResult(view: RunView, options: ResultOptions): CallToolResult {
-  const shown = shownTexts(view, options.maxAnswerChars);
+  // The account of agreement shares the answer's cap (a quarter at most), so the result stays within the client's limit.
+  const agreement = agreementText(view.state, Math.floor(options.maxAnswerChars / 4));
+  const shown = shownTexts(view, options.maxAnswerChars - agreement.length);
   const said = { joined: options.joined, poll: options.poll, notice: options.notice };
-  const text = resultText(view, shown, { ...said, withAnswers: options.layout !== 'structured_content' });
+  const text = resultText(view, shown, { ...said, withAnswers: options.layout !== 'structured_content', agreement });
   const structuredContent = structuredResult(view, shown, {
     ...said,
     withAnswers: options.layout !== 'content',

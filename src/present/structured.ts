@@ -37,6 +37,7 @@ export function structuredResult(view: RunView, shown: Shown, options: Structure
     follow_up_of: record.follow_up_of ?? null,
     judge: judgeFields(record, dir),
     council: councilFields(record, dir),
+    agreement: record.synthesis.agreement ?? null,
     cost_ceiling_usd: record.cost?.ceiling_usd ?? null,
     worst_case: record.cost?.worst_case ? worstCaseFields(record.cost.worst_case) : null,
     joined: options.joined ?? null,

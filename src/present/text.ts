@@ -14,7 +14,9 @@ import { count, describeError, seconds } from './words.js';
  */
 export function resultText(view: RunView, shown: Shown, options: TextOptions): string {
   const body = options.withAnswers ? answersText(view.state, shown) : '';
-  return [headline(view.state, options.poll, options.joined), body, `---\n${footer(view, options)}`].filter(Boolean).join('\n\n');
+  return [headline(view.state, options.poll, options.joined), body, options.agreement, `---\n${footer(view, options)}`]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export interface TextOptions {
@@ -23,6 +25,8 @@ export interface TextOptions {
   joined?: Joined | undefined;
   poll?: number | undefined;
   notice?: string | undefined;
+  /** The account of agreement's lines (present/agreement.ts), shown after the answer. */
+  agreement?: string | undefined;
 }
 
 /** The answer, or what stands in for it: the candidates' answers, or why there are none. */

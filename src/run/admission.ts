@@ -64,6 +64,7 @@ async function admit(
     maxTokens: request.maxTokens,
     stepMaxChars: deps.synthesisMaxChars,
     saved,
+    ...(request.agreement === false ? { agreement: false } : {}),
   };
   const admitted = (cost: CostRecord): Result<Admitted, StartRefusal> => ok({ cost, ...(earlier ? { earlier } : {}), warnings });
   if (ceilingUsd === undefined) {

@@ -1,4 +1,5 @@
 import type { ModelPrice, PriceLookup } from '../openrouter/prices.js';
+import { AGREEMENT_PROMPT_TOKENS } from './agreement/prompt.js';
 import { COUNCIL_MIN_CANDIDATES, type Strategy } from './strategies/strategy.js';
 
 /**
@@ -30,6 +31,8 @@ export interface CostPlan {
   stepMaxChars: number;
   /** 0-based positions in `models` whose answers are saved from before the run was stopped: not asked, nor paid, again. */
   saved?: readonly number[];
+  /** false: the synthesis does not ask for the account of agreement (SPEC §10). */
+  agreement?: boolean;
 }
 
 export type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
@@ -89,11 +92,13 @@ export interface PlanShape {
   maxTokens: number;
   stepMaxTokens: number;
   saved?: readonly number[];
+  agreement?: boolean;
 }
 
 export function shapeOf(plan: CostPlan): PlanShape {
-  const { strategy, models, synthesizers, maxTokens, saved } = plan;
+  const { strategy, models, synthesizers, maxTokens, saved, agreement } = plan;
   return {
+    ...(agreement === false ? { agreement } : {}),
     strategy,
     models,
     synthesizers,
@@ -142,7 +147,10 @@ function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: Pla
     shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
   }
   const kind: StepKind = shape.strategy === 'judge' ? 'judge' : 'synthesis';
-  return { answering, finals: shape.synthesizers.map((model) => ({ kind, model, promptTokens: reading(count) })) };
+  // The account of agreement is written within the synthesis's max_tokens, already priced in full; only its instructions lengthen the prompt.
+  const account = kind === 'synthesis' && shape.agreement !== false ? AGREEMENT_PROMPT_TOKENS : 0;
+  const promptTokens = Math.min(reading(count) + account, shape.stepMaxTokens);
+  return { answering, finals: shape.synthesizers.map((model) => ({ kind, model, promptTokens })) };
 }
 
 function stepUsd(price: ModelPrice, promptTokens: number, outputTokens: number): number {

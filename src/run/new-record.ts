@@ -40,6 +40,7 @@ export function freshRecord(init: NewRun): RunRecord {
       max_tokens: request.maxTokens,
       strategy: request.strategy,
       ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+      ...(request.agreement === false ? { agreement: false } : {}),
     },
     ...(request.followUpOf === undefined ? {} : { follow_up_of: request.followUpOf }),
     cost: init.cost,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
+import { agreementSchema } from './agreement/account.js';
 import { modelErrorSchema, usageSchema } from './record-common.js';
 import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
 import { RUN_STATUSES } from './status.js';
@@ -85,6 +86,8 @@ const synthesisSchema = z.object({
   /** final.md, once it is on disk. */
   file: z.string().optional(),
   verdict: verdictSchema.optional(),
+  /** The synthesizer's account of where the candidates agreed and differed; null when it was asked for and not given cleanly. */
+  agreement: agreementSchema.nullable().optional(),
 });
 export type SynthesisRecord = z.infer<typeof synthesisSchema>;
 
@@ -123,6 +126,8 @@ export const recordSchema = z.object({
     /** Absent in runs from before strategies: synthesize. */
     strategy: z.enum(STRATEGIES).optional(),
     reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+    /** false: the synthesis was not asked for the account of agreement. */
+    agreement: z.literal(false).optional(),
   }),
   /** The run this one follows up (follow_up_of). */
   follow_up_of: z.string().optional(),

@@ -14,6 +14,8 @@ export const requestSchema = z.object({
   strategy: z.enum(STRATEGIES),
   /** Sent as OpenRouter's `reasoning.effort` to every candidate and step; absent, not sent. */
   reasoningEffort: z.enum(REASONING_EFFORTS).optional(),
+  /** false: the synthesis does not ask for the account of agreement (SPEC §10); absent, it does. */
+  agreement: z.literal(false).optional(),
   /** The run this one follows up: each model continues its conversation from it. */
   followUpOf: z.string().optional(),
 });

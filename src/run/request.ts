@@ -14,10 +14,11 @@ export type { RunRequest } from './request-schema.js';
  * existed is still found by the same request.
  */
 export function requestKey(request: RunRequest, upstream: string): string {
-  const { strategy, reasoningEffort, followUpOf } = request;
+  const { strategy, reasoningEffort, followUpOf, agreement } = request;
   const beyondDefaults = {
     ...(strategy === 'synthesize' ? {} : { strategy }),
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(agreement === false ? { agreement } : {}),
     ...(followUpOf === undefined ? {} : { followUpOf }),
   };
   const canonical = JSON.stringify([
@@ -41,6 +42,8 @@ export interface CallSettings {
   max_tokens?: number | undefined;
   strategy?: Strategy | undefined;
   reasoning_effort?: ReasoningEffort | undefined;
+  /** false: no account of where the models agreed and differed. */
+  agreement?: boolean | undefined;
   /** The run_id of the run this one follows up. */
   follow_up_of?: string | undefined;
   /** Not part of the request: the cost ceiling it may start under (see admission.ts). */
@@ -58,6 +61,7 @@ export function runRequest(prompt: string, settings: CallSettings, config: Confi
     maxTokens: settings.max_tokens ?? config.maxTokens,
     strategy: settings.strategy ?? config.strategy,
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...((settings.agreement ?? config.agreement) ? {} : { agreement: false as const }),
     ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
   };
 }

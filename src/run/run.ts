@@ -1,6 +1,7 @@
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
+import type { Agreement } from './agreement/account.js';
 import { ChangeSignal } from './change-signal.js';
 import { CouncilRecorder } from './council-record.js';
 import { lastStepInputs } from './last-step-inputs.js';
@@ -203,6 +204,12 @@ export class Run {
     synthesis.attempts.push(attempt);
     // An answer ends the run at once: finish writes the journal and wakes the waiters, once, not twice in a row.
     if (synthesis.status !== 'answered') this.step();
+  }
+
+  /** The synthesizer's account of where the candidates agreed and differed; null, with why, when it gave none that could be read. */
+  accountOfAgreement(agreement: Agreement | null, warning: string | undefined): void {
+    this.record.synthesis.agreement = agreement;
+    if (warning) this.warn(warning);
   }
 
   /** Synthesis will not run: nothing to synthesize, or the run was stopped. */

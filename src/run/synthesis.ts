@@ -1,5 +1,7 @@
 /** The synthesis prompt: the original's structure, bounded so it always fits the synthesizer. */
 import { joinParts, TextParts, type Text } from '../openrouter/text-parts.js';
+import type { CandidateLabel } from './agreement/account.js';
+import { agreementTask } from './agreement/prompt.js';
 
 export interface CandidateAnswer {
   model: string;
@@ -21,10 +23,16 @@ export interface Trim {
 export interface BoundedPrompt {
   text: TextParts;
   trims: Trim[];
+  /** Set when the prompt asks for the account of agreement: the labels it gave the candidates, and their models. */
+  agreement?: CandidateLabel[];
 }
 
-export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number): BoundedPrompt {
-  return boundedPrompt((bodies) => render(problem, candidates, bodies), candidates, maxChars);
+/** The synthesis prompt; with `agreement`, it also asks for the account of where the candidates agreed and differed. */
+export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number, agreement = false): BoundedPrompt {
+  const labels = candidates.map((candidate, index) => ({ label: String(index + 1), model: candidate.model }));
+  const asked = agreement ? labels : undefined;
+  const prompt = boundedPrompt((bodies) => render(problem, candidates, bodies, asked), candidates, maxChars);
+  return asked ? { ...prompt, agreement: asked } : prompt;
 }
 
 /**
@@ -101,7 +109,7 @@ function trimMarker(candidate: CandidateAnswer, kept: number): string {
   return `\n\n[... trimmed to fit the synthesis budget: ${length - kept} of ${length} characters omitted${where}]`;
 }
 
-function render(problem: string, candidates: CandidateAnswer[], bodies: Text[]): TextParts {
+function render(problem: string, candidates: CandidateAnswer[], bodies: Text[], agreement: CandidateLabel[] | undefined): TextParts {
   return layoutPrompt({
     intro: `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
     problem,
@@ -111,6 +119,7 @@ function render(problem: string, candidates: CandidateAnswer[], bodies: Text[]):
     task:
       'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
       'correct their mistakes, and where they disagree, resolve the conflict with your own judgement. ' +
-      'Answer the problem directly; do not describe the candidates or this process.',
+      'Answer the problem directly; do not describe the candidates or this process.' +
+      (agreement ? `\n${agreementTask(agreement.map(({ label }) => label))}` : ''),
   });
 }

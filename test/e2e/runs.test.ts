@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNTIME_FLAGS } from '../../src/host/runtime-flags.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
+import { agreeingSynthesizer } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { alive, hostsUnder } from '../support/hosts.js';
@@ -23,7 +24,7 @@ const SCALED = [600, 2100, 4400, 7300, 9800];
 function models(prefix: string, delaysMs: number[], synthesisMs: number) {
   const ids = delaysMs.map((_, i) => `${prefix}/m${i + 1}`);
   for (const [i, id] of ids.entries()) fake.on(id, { answer: `answer of ${id}`, delayMs: delaysMs[i] });
-  fake.on(`${prefix}/synth`, { answer: `the synthesis of ${ids.length} answers`, delayMs: synthesisMs });
+  fake.on(`${prefix}/synth`, agreeingSynthesizer(`the synthesis of ${ids.length} answers`, { delayMs: synthesisMs }));
   const asked = () => [...ids, `${prefix}/synth`].map((id) => fake.requestsFor(id).length);
   return { ids, asked, env: { PARALLEL_LLM_MODELS: ids.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` } };
 }

@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agreeingReply } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { hostsUnder } from '../support/hosts.js';
@@ -29,7 +30,8 @@ beforeAll(async () => {
   fake.on('e2e/synth', {
     fromRequest: (request) => {
       const letter = /### Candidate ([A-Z])\n\ntwo says 4/.exec(promptOf(request))?.[1];
-      return letter ? { answer: `CHOICE: ${letter}\nREASON: Only it adds up.\nANSWER:\nIt is 4.` } : { answer: 'The answer is 4, still.' };
+      if (letter) return { answer: `CHOICE: ${letter}\nREASON: Only it adds up.\nANSWER:\nIt is 4.` };
+      return { answer: agreeingReply('The answer is 4, still.', promptOf(request)) };
     },
   });
 });
@@ -90,6 +92,21 @@ describe('ask through the run host', () => {
     expect(result.stderr).toMatch(/- candidate 1 \(e2e\/one\): candidate \d \(e2e\/\w+\) > candidate \d \(e2e\/\w+\)\n/);
   });
 
+  it('prints where the models agreed and differed on stderr, the answer alone on stdout; --no-agreement leaves it out', async () => {
+    const outputDir = await tempDir();
+    const result = await ask(['What is 2+2?'], outputDir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The answer is 4, still.\n');
+    expect(result.stderr).toContain(
+      '\nAgreed: the problem is real.\nDiffered: the fix (e2e/one: patch it; e2e/two and e2e/three: rewrite it)',
+    );
+    const off = await ask(['--no-agreement', 'What is 2+2?'], outputDir);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toBe('The answer is 4, still.\n');
+    expect(off.stderr).not.toContain('Agreed:');
+    expect(promptOf(fake.requestsFor('e2e/synth').at(-1)!)).not.toContain('<<<AGREEMENT>>>');
+  });
+
   it('--max-cost refuses a call whose worst case is above it: exit 1, the estimate on stderr, no request, no run folder', async () => {
     const outputDir = await tempDir();
     const before = fake.requests.length;
@@ -124,6 +141,33 @@ describe('ask through the run host', () => {
 });
 
 describe('process_prompt through the MCP server and the run host', () => {
+  it('returns where the models agreed and differed, by model id, in structuredContent and the text after the answer', async () => {
+    const session = await connect(userEnv(fake, await tempDir()));
+    try {
+      const { result, text, data } = await processPrompt(session, { prompt: 'What is 3+3?' });
+      expect(result.isError).toBeFalsy();
+      expect(data!.answer).toBe('The answer is 4, still.');
+      expect(data!.agreement).toEqual({
+        consensus: ['the problem is real'],
+        disagreements: [
+          {
+            point: 'the fix',
+            positions: [
+              { models: ['e2e/one'], view: 'patch it' },
+              { models: ['e2e/two', 'e2e/three'], view: 'rewrite it' },
+            ],
+            resolution: 'patch it now, rewrite later',
+          },
+        ],
+        unique: [{ model: 'e2e/three', point: 'an edge case', kept: true }],
+      });
+      expect(text).toContain('The answer is 4, still.\n\nAgreed: the problem is real.\nDiffered: the fix');
+      expect(text).toContain('Only one model: e2e/three: an edge case (kept).');
+    } finally {
+      await session.close();
+    }
+  });
+
   it('refuses over the ceiling with an isError result that gives the estimate, and sends nothing upstream', async () => {
     const session = await connect(userEnv(fake, await tempDir(), { PARALLEL_LLM_MAX_COST_USD: '0.001' }));
     try {

@@ -4,6 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inject } from 'vitest';
 import type { StructuredResult } from '../../src/present/output-schema.js';
+import { agreeingSynthesizer } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { serverEnv } from '../support/server-env.js';
 
@@ -15,7 +16,7 @@ export async function startE2eFake(): Promise<FakeOpenRouter> {
   fake.on('e2e/one', { answer: 'one says 4', delayMs: 30 });
   fake.on('e2e/two', { answer: 'two says four', delayMs: 60 });
   fake.on('e2e/three', { answer: 'three says 2+2=4', delayMs: 90 });
-  fake.on('e2e/synth', { answer: 'The answer is 4.' });
+  fake.on('e2e/synth', agreeingSynthesizer('The answer is 4.'));
   return fake;
 }
 

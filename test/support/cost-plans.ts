@@ -19,7 +19,11 @@ export const ROUND_PRICES = new PriceTable(
   }).data,
 );
 
-/** A plan whose input is 1,000 tokens (3,000 ASCII characters) and max_tokens 1,000. */
+/**
+ * A plan whose input is 1,000 tokens (3,000 ASCII characters) and max_tokens 1,000, without the
+ * account of agreement, so every figure is worked out from these numbers alone (cost.test.ts
+ * prices the account's instructions on their own).
+ */
 export function plan(overrides: Partial<CostPlan> = {}): CostPlan {
   return {
     strategy: 'synthesize',
@@ -28,6 +32,7 @@ export function plan(overrides: Partial<CostPlan> = {}): CostPlan {
     input: 'x'.repeat(3000),
     maxTokens: 1000,
     stepMaxChars: 600_000,
+    agreement: false,
     ...overrides,
   };
 }

@@ -32,7 +32,8 @@ export async function councilStep(context: StepContext): Promise<RunStatus> {
   run.council.done({
     aggregate: ranking.map(({ index, model, score, rankers, firsts }) => ({ index: index + 1, model, score, rankers, firsts })),
   });
-  return finalStep(context, buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars));
+  const agreement = run.request.agreement !== false;
+  return finalStep(context, buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars, agreement));
 }
 
 function plainSynthesis(context: StepContext, note: string): Promise<RunStatus> {

@@ -1,5 +1,6 @@
 import { monotonicNow } from '../../clock.js';
 import type { Completion } from '../../openrouter/client.js';
+import { replyReader } from '../agreement/reply.js';
 import { asUpstreamError } from '../fanout.js';
 import type { RunStatus, VerdictRecord } from '../record.js';
 import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
@@ -10,15 +11,16 @@ export type ReadReply = (reply: string) => { answer: string; verdict: VerdictRec
 
 /** The `synthesize` strategy: the synthesizer merges every answer, and the reasoning of models that gave none. */
 export function synthesizeStep(context: StepContext): Promise<RunStatus> {
-  const { answers, reasonings, problem, deps } = context;
+  const { answers, reasonings, problem, deps, run } = context;
   const inputs = [...answers, ...reasonings].sort((a, b) => a.index - b.index);
-  return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars));
+  return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars, run.request.agreement !== false));
 }
 
 /**
  * The last step of every strategy: `prompt` to each synthesizer in turn until one answers
- * (`read` makes a judge's reply its final answer). It goes to the front of the limiter's
- * queue: a run near its end must not wait behind new ones.
+ * (`read` makes a judge's reply its final answer; a prompt that asks for the account of
+ * agreement has its reply split into the answer and that account). It goes to the front of the
+ * limiter's queue: a run near its end must not wait behind new ones.
  */
 export async function finalStep({ run, deps, log, answers }: StepContext, prompt: BoundedPrompt, read?: ReadReply): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
@@ -29,18 +31,22 @@ export async function finalStep({ run, deps, log, answers }: StepContext, prompt
     run.synthesizing(model, prompt.text.length, trimmed);
     log.info({ phase: 'synthesis', strategy: run.request.strategy, model, promptChars: prompt.text.length }, 'synthesizing');
     let started = monotonicNow();
+    const reader = prompt.agreement && replyReader(prompt.agreement);
     try {
-      const completion: Completion = await deps.limiter.run(
+      const replied: Completion = await deps.limiter.run(
         () => {
           started = monotonicNow();
-          return deps.client.complete(stepChat(run, model, prompt.text), { signal: run.signal });
+          return deps.client.complete(stepChat(run, model, prompt.text), { signal: run.signal, ...(reader && { sink: reader.sink }) });
         },
         { signal: run.signal, urgent: true },
       );
       const ms = Math.round(monotonicNow() - started);
+      const told = reader?.read(model, replied);
+      const completion = told ? { ...replied, content: told.answer } : replied;
       const judged = read?.(completion.content);
       log.info({ phase: 'synthesis', model, ms, tokens: completion.usage?.total_tokens, cost: completion.usage?.cost }, 'synthesis done');
       const chars = judged?.answer.length ?? completion.content.length;
+      if (told) run.accountOfAgreement(told.agreement, told.warning);
       run.synthesisAttempt(
         { model, status: 'answered', ms, chars, ...(completion.usage ? { usage: completion.usage } : {}) },
         completion,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CandidateLabel } from '../agreement/account.js';
 import { boundedPrompt, type CandidateAnswer, type Trim } from '../synthesis.js';
 import { TextParts, type Text } from '../../openrouter/text-parts.js';
 
@@ -25,6 +26,8 @@ export interface StrategyPrompt {
   text: TextParts;
   trims: Trim[];
   shown: ShownCandidate[];
+  /** Set when the prompt asks for the account of agreement (council's synthesis): each letter and its model. */
+  agreement?: CandidateLabel[];
 }
 
 /** "A" … "Z", then "AA", "AB" …: a letter for every position. */

@@ -1,3 +1,4 @@
+import { agreementTask } from '../agreement/prompt.js';
 import { layoutPrompt } from '../synthesis.js';
 import type { Text } from '../../openrouter/text-parts.js';
 import {
@@ -47,13 +48,17 @@ export function buildRankingPrompt(
   return anonymousPrompt(others, render, maxChars);
 }
 
-/** The synthesizer's prompt: every answer lettered as the rankers saw them, then the combined ranking. */
+/**
+ * The synthesizer's prompt: every answer lettered as the rankers saw them, then the combined
+ * ranking; with `agreement`, it also asks for the account of agreement by those letters.
+ */
 export function buildCouncilSynthesisPrompt(
   problem: string,
   answers: IndexedAnswer[],
   ranking: readonly AggregateEntry[],
   runId: string,
   maxChars: number,
+  agreement = false,
 ): StrategyPrompt {
   const lettered = anonymise(runId, answers);
   const render = (bodies: Text[]) =>
@@ -68,9 +73,11 @@ export function buildCouncilSynthesisPrompt(
         'Write the single best solution to the original problem. Combine the strongest parts of the candidates, giving more weight to the answers ' +
         'the reviewers ranked higher, but judge every claim on its merits: a lower-ranked answer may hold the one correct detail. ' +
         'Correct mistakes, and where the candidates disagree, resolve the conflict with your own judgement. ' +
-        'Answer the problem directly; do not mention the candidates, the ranking or this process.',
+        'Answer the problem directly; do not mention the candidates, the ranking or this process.' +
+        (agreement ? `\n${agreementTask(lettered.map(({ label }) => label))}` : ''),
     });
-  return anonymousPrompt(lettered, render, maxChars);
+  const prompt = anonymousPrompt(lettered, render, maxChars);
+  return agreement ? { ...prompt, agreement: lettered.map(({ label, model }) => ({ label, model })) } : prompt;
 }
 
 /** "1. Candidate C: score 0.83 (ranked by 3 reviewers, first for 2)" */

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { err, ok, type Result } from '../../result.js';
+
+/**
+ * The synthesizer's account of the candidates (SPEC §10), as run.json keeps it and results show
+ * it: what they agreed on, where they differed and how that was resolved, what only one raised.
+ * Models are named by their real ids, whatever label the synthesizer saw them by.
+ */
+export const agreementSchema = z.object({
+  consensus: z.array(z.string()),
+  disagreements: z.array(
+    z.object({
+      point: z.string(),
+      positions: z.array(z.object({ models: z.array(z.string()), view: z.string() })),
+      resolution: z.string(),
+    }),
+  ),
+  unique: z.array(z.object({ model: z.string(), point: z.string(), kept: z.boolean() })),
+});
+export type Agreement = z.infer<typeof agreementSchema>;
+
+/** A label the synthesizer saw ("1", "A") and the model id it stands for. */
+export interface CandidateLabel {
+  label: string;
+  model: string;
+}
+
+/** The account as the synthesizer writes it: candidates by their labels. Loose, so an extra field does no harm. */
+const labels = z.array(z.union([z.string(), z.number()]));
+const writtenSchema = z.object({
+  consensus: z.array(z.string()).default([]),
+  disagreements: z
+    .array(
+      z.object({
+        point: z.string(),
+        positions: z.array(z.object({ candidates: labels, view: z.string() })),
+        resolution: z.string(),
+      }),
+    )
+    .default([]),
+  unique: z.array(z.object({ candidate: z.union([z.string(), z.number()]), point: z.string(), kept: z.boolean() })).default([]),
+});
+
+/**
+ * The account in `section` (a JSON object, perhaps in a code fence), with each label mapped to
+ * its model id; or why it cannot be read. A label that names no candidate is left out.
+ */
+export function readAgreement(section: string, shown: readonly CandidateLabel[]): Result<Agreement, string> {
+  const start = section.indexOf('{');
+  const end = section.lastIndexOf('}');
+  if (start === -1 || end < start) return err('it holds no JSON object');
+  let json: unknown;
+  try {
+    json = JSON.parse(section.slice(start, end + 1));
+  } catch (caught) {
+    return err(`its JSON does not parse (${(caught as Error).message})`);
+  }
+  const parsed = writtenSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return err(`its JSON is not of the asked shape (${issue.path.join('.') || 'the object'}: ${issue.message})`);
+  }
+  const model = modelOf(shown);
+  const models = (written: Array<string | number>) => [...new Set(written.flatMap((label) => model(label) ?? []))];
+  const { consensus, disagreements, unique } = parsed.data;
+  return ok({
+    consensus,
+    disagreements: disagreements.map(({ point, positions, resolution }) => ({
+      point,
+      positions: positions.map(({ candidates, view }) => ({ models: models(candidates), view })),
+      resolution,
+    })),
+    unique: unique.flatMap(({ candidate, point, kept }) => {
+      const id = model(candidate);
+      return id === undefined ? [] : [{ model: id, point, kept }];
+    }),
+  });
+}
+
+/** A label as a model may write it ("B", "Candidate B", 2, "candidate 2") to the model id it stands for. */
+function modelOf(shown: readonly CandidateLabel[]): (written: string | number) => string | undefined {
+  const byLabel = new Map(shown.map(({ label, model }) => [label.toUpperCase(), model]));
+  return (written) => {
+    const label = String(written)
+      .trim()
+      .replace(/^candidate\s+/i, '')
+      .toUpperCase();
+    return byLabel.get(label) ?? shown.find((candidate) => candidate.model === String(written).trim())?.model;
+  };
+}

@@ -1,0 +1,54 @@
+import { AGREEMENT_MARKER } from '../../src/run/agreement/section.js';
+import type { Behaviour, RecordedRequest } from './fake-openrouter.js';
+
+/**
+ * A synthesizer stand-in that does what the synthesis prompt asks: when the prompt asks for the
+ * account of agreement, it writes `answer`, the marker line, and an account that names the
+ * candidates by the labels the prompt lists; otherwise `answer` alone. The account, for labels
+ * L1 … Ln: all agree on "the problem is real"; L1 differs from the rest on "the fix"; Ln alone
+ * raised "an edge case", kept.
+ */
+export function agreeingSynthesizer(answer: string, options: { delayMs?: number; chunks?: number } = {}): Behaviour {
+  return { fromRequest: (request) => ({ answer: agreeingReply(answer, promptOf(request)), ...options }) };
+}
+
+/** The reply to `prompt`: `answer`, and the account if the prompt asks for one. */
+export function agreeingReply(answer: string, prompt: string): string {
+  const labels = askedLabels(prompt);
+  if (!labels) return answer;
+  return `${answer}\n\n${AGREEMENT_MARKER}\n${JSON.stringify(accountFor(labels))}`;
+}
+
+/** The account the stand-in writes for these labels, as the synthesizer writes it (by label). */
+export function accountFor(labels: string[]) {
+  const [first, ...rest] = labels;
+  return {
+    consensus: ['the problem is real'],
+    disagreements:
+      rest.length > 0
+        ? [
+            {
+              point: 'the fix',
+              positions: [
+                { candidates: [first], view: 'patch it' },
+                { candidates: rest, view: 'rewrite it' },
+              ],
+              resolution: 'patch it now, rewrite later',
+            },
+          ]
+        : [],
+    unique: [{ candidate: labels.at(-1), point: 'an edge case', kept: true }],
+  };
+}
+
+/** The labels the prompt asks the account to name candidates by, or undefined when it asks for no account. */
+export function askedLabels(prompt: string): string[] | undefined {
+  if (!prompt.includes(AGREEMENT_MARKER)) return undefined;
+  const listed = /by their labels \(([^)]*)\)/.exec(prompt);
+  return listed?.[1]?.split(', ');
+}
+
+export function promptOf(request: RecordedRequest): string {
+  const messages = request.body.messages as Array<{ content: string }>;
+  return messages.at(-1)!.content;
+}
