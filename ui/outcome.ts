@@ -40,15 +40,18 @@ function councilBlocks(council: NonNullable<Result['council']>): HTMLElement[] {
     el(
       'tbody',
       {},
-      ...council.rankings.map((ranker) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `${ranker.ranker_index}. ${ranker.ranker_model}`),
-          el('td', {}, badge(ranker.status)),
-          el('td', {}, ranker.error ? ranker.error.message : el('ol', {}, ...ranker.ranking.map((entry) => el('li', {}, entry.model)))),
+      // In the models' order, as the answers stand: run.json keeps the rankings in the order they came in.
+      ...[...council.rankings]
+        .sort((a, b) => a.ranker_index - b.ranker_index)
+        .map((ranker) =>
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, `${ranker.ranker_index}. ${ranker.ranker_model}`),
+            el('td', {}, badge(ranker.status)),
+            el('td', {}, ranker.error ? ranker.error.message : el('ol', {}, ...ranker.ranking.map((entry) => el('li', {}, entry.model)))),
+          ),
         ),
-      ),
     ),
   );
   const blocks: HTMLElement[] = [rankings];
