@@ -1,15 +1,13 @@
 import type { RunPage } from '../src/view/page-types.js';
+import { agreementSection } from './agreement.js';
 import { badge, copyButton, dollars, el, seconds, tokens } from './format.js';
 import { renderMarkdown } from './markdown.js';
 import { outcomeSection } from './outcome.js';
 
 type Model = RunPage['result']['models'][number];
 
-/**
- * The sections under the answers, in order. A new view of the run (the models' agreement,
- * say) is one more function here.
- */
-const SECTIONS: Array<(page: RunPage) => HTMLElement | undefined> = [outcomeSection];
+/** The sections under the answers, in order: a new view of the run is one more function here. */
+const SECTIONS: Array<(page: RunPage) => HTMLElement | undefined> = [outcomeSection, agreementSection];
 
 /**
  * A run's page: its first line, each model's answer in a column (one tab at a time when

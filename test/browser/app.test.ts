@@ -5,6 +5,8 @@ import { build } from 'esbuild';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_APP_URI, RUN_PAGE_TOOL } from '../../src/mcp/app.js';
+import type { RunPage } from '../../src/view/page-types.js';
+import { agreeingSynthesizer } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, type Harness } from '../support/harness.js';
 import { launchBrowser, screenshot } from './browser.js';
@@ -27,7 +29,7 @@ beforeAll(async () => {
   fake = await startFakeOpenRouter({ keepAliveCommentMs: 50 });
   for (const name of ['one', 'two', 'three']) fake.on(`app/${name}`, { answer: `The answer of **${name}**.` });
   fake.on('app/slow', { answer: 'Late, but here.', delayMs: 5000 });
-  fake.on('app/synth', { answer: 'The merged answer.' });
+  fake.on('app/synth', agreeingSynthesizer('The merged answer.'));
   fake.on('app/judge', { answer: 'CHOICE: B\nREASON: It shows its work.\nANSWER:\nThe chosen answer, fixed.' });
   for (const name of ['one', 'two', 'three'])
     fake.on(
@@ -122,6 +124,15 @@ describe('the MCP App', () => {
     expect(await app.locator('.column').nth(1).locator('.body strong').textContent()).toBe('two');
     expect(await app.locator('.column').nth(0).locator('.facts').textContent()).toMatch(/answered.*tokens.*\$/);
     expect(await app.locator('.final .body').textContent()).toBe('The merged answer.');
+    const agreement = app.locator('.agreement');
+    expect(await agreement.locator('.agreed li').allTextContents()).toEqual(['the problem is real']);
+    expect(await agreement.locator('.positions .model').allTextContents()).toEqual(['app/one', 'app/two, app/three']);
+    expect(await agreement.locator('.resolution .prose').textContent()).toBe('patch it now, rewrite later');
+    expect(await agreement.locator('.unique .model').allTextContents()).toEqual(['app/three']);
+    const data = await harness.client.callTool({ name: RUN_PAGE_TOOL, arguments: { run_id: result.structuredContent!.run_id } });
+    expect((data.structuredContent as unknown as RunPage).result.agreement?.unique).toEqual([
+      { model: 'app/three', point: 'an edge case', kept: true },
+    ]);
     expect(await page.evaluate('window.toolCalls')).toEqual([RUN_PAGE_TOOL]);
     await screenshot(page, 'app-finished-light');
   });
@@ -156,6 +167,7 @@ describe('the MCP App', () => {
     expect(await app.locator('html').getAttribute('data-theme')).toBe('dark');
     expect(await app.locator('.reason').textContent()).toBe('Why: It shows its work.');
     expect(await app.locator('.final .body').textContent()).toBe('The chosen answer, fixed.');
+    expect(await app.locator('.agreement').count()).toBe(0);
     await screenshot(page, 'app-judge-dark');
   });
 

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRequest } from '../../src/run/request.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
+import { agreeingSynthesizer } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';
 import { callTool, mustStart, startHarness, type Harness } from '../support/harness.js';
 import { launchBrowser, screenshot } from './browser.js';
@@ -15,6 +16,25 @@ const HOSTILE = [
   '![remote](http://198.51.100.7/y.png)',
   '[a link](javascript:window.pwned=3)',
 ].join('\n\n');
+
+/** The synthesizer's account of the two answers (labels L1, L2), with untrusted text in each part. */
+const account = ([first, second]: string[]) => ({
+  consensus: ['the problem is **real**', '<script>window.pwned = 4</script>'],
+  disagreements: [
+    {
+      point: 'the fix',
+      positions: [
+        { candidates: [first], view: 'patch it' },
+        { candidates: [second], view: '<img src=z.png onerror="window.pwned = 5">' },
+      ],
+      resolution: 'patch it now, rewrite `later`',
+    },
+  ],
+  unique: [
+    { candidate: second, point: 'an edge case', kept: true },
+    { candidate: first, point: '[a side note](javascript:window.pwned=6)', kept: false },
+  ],
+});
 
 let fake: FakeOpenRouter;
 let harness: Harness;
@@ -29,10 +49,10 @@ beforeAll(async () => {
   fake.on('v/alpha', { answer: '# Alpha\n\n- one\n- two\n\n```js\nconst x = 1;\n```' });
   fake.on('v/beta', { answer: HOSTILE });
   fake.on('v/slow', { answer: 'Slow but sure.', delayMs: 2500 });
-  fake.on('v/synth', { answer: 'The **merged** answer.' });
+  fake.on('v/synth', agreeingSynthesizer('The **merged** answer.', { account }));
   harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'v/alpha,v/beta', PARALLEL_LLM_SYNTHESIZER_MODEL: 'v/synth' });
   finished = (await callTool(harness, 'process_prompt', { prompt: 'Compare the two\nwith details' })).data!.run_id;
-  other = (await callTool(harness, 'process_prompt', { prompt: 'Another question', models: ['v/alpha'] })).data!.run_id;
+  other = (await callTool(harness, 'process_prompt', { prompt: 'Another question', models: ['v/alpha'], agreement: false })).data!.run_id;
   server = await startViewServer(harness.app.service, harness.config);
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -117,6 +137,38 @@ describe('parallel-llm-mcp view', () => {
     await screenshot(page, 'view-run-wide-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await screenshot(page, 'view-run-wide-dark');
+  });
+
+  it('shows where the models agreed and differed, by real model id, with the account’s text as text', async () => {
+    await open(`runs/${finished}`);
+    const agreement = page.locator('.agreement');
+    await expect.poll(() => agreement.locator('h3').allTextContents()).toEqual(['Agreed', 'Differed', 'Only one model']);
+    expect(await agreement.locator('.agreed li').allTextContents()).toEqual(['the problem is real', '<script>window.pwned = 4</script>']);
+    expect(await agreement.locator('.agreed strong').textContent()).toBe('real');
+    const differed = agreement.locator('.differed > ul > li');
+    expect(await differed.locator('.point').textContent()).toBe('the fix');
+    expect(await differed.locator('.positions li .model').allTextContents()).toEqual(['v/alpha', 'v/beta']);
+    expect(await differed.locator('.positions li').nth(1).textContent()).toContain('onerror="window.pwned = 5"');
+    expect(await differed.locator('.resolution .prose').textContent()).toBe('patch it now, rewrite later');
+    expect(await differed.locator('.resolution code').textContent()).toBe('later');
+    const unique = agreement.locator('.unique li');
+    expect(await unique.locator('.model').allTextContents()).toEqual(['v/beta', 'v/alpha']);
+    expect(await unique.locator('.prose').allTextContents()).toEqual(['an edge case', 'a side note']);
+    expect(await unique.locator('.badge').allTextContents()).toEqual(['kept', 'left out']);
+    expect(await agreement.locator(':is(img, script, [onerror], a)').count()).toBe(0);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(await page.locator('.outcome + .agreement').count()).toBe(1);
+    await screenshot(page, 'view-agreement-wide');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await screenshot(page, 'view-agreement-narrow-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'view-agreement-narrow-dark');
+  });
+
+  it('shows no agreement section for a run without the account', async () => {
+    await open(`runs/${other}`);
+    await expect.poll(() => page.locator('.final .body').count()).toBe(1);
+    expect(await page.locator('.agreement').count()).toBe(0);
   });
 
   it('shows one answer at a time at 420 px, switched with the arrow keys', async () => {

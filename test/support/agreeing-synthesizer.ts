@@ -5,18 +5,24 @@ import type { Behaviour, RecordedRequest } from './fake-openrouter.js';
  * A synthesizer stand-in that does what the synthesis prompt asks: when the prompt asks for the
  * account of agreement, it writes `answer`, the marker line, and an account that names the
  * candidates by the labels the prompt lists; otherwise `answer` alone. The account, for labels
- * L1 … Ln: all agree on "the problem is real"; L1 differs from the rest on "the fix"; Ln alone
- * raised "an edge case", kept.
+ * L1 … Ln (unless `account` writes another): all agree on "the problem is real"; L1 differs
+ * from the rest on "the fix"; Ln alone raised "an edge case", kept.
  */
-export function agreeingSynthesizer(answer: string, options: { delayMs?: number; chunks?: number } = {}): Behaviour {
-  return { fromRequest: (request) => ({ answer: agreeingReply(answer, promptOf(request)), ...options }) };
+export function agreeingSynthesizer(
+  answer: string,
+  { account = accountFor, ...options }: { delayMs?: number; chunks?: number; account?: Account } = {},
+): Behaviour {
+  return { fromRequest: (request) => ({ answer: agreeingReply(answer, promptOf(request), account), ...options }) };
 }
 
+/** The account written for the labels the prompt lists, naming candidates by label. */
+type Account = (labels: string[]) => object;
+
 /** The reply to `prompt`: `answer`, and the account if the prompt asks for one. */
-export function agreeingReply(answer: string, prompt: string): string {
+export function agreeingReply(answer: string, prompt: string, account: Account = accountFor): string {
   const labels = askedLabels(prompt);
   if (!labels) return answer;
-  return `${answer}\n\n${AGREEMENT_MARKER}\n${JSON.stringify(accountFor(labels))}`;
+  return `${answer}\n\n${AGREEMENT_MARKER}\n${JSON.stringify(account(labels))}`;
 }
 
 /** The account the stand-in writes for these labels, as the synthesizer writes it (by label). */
