@@ -7,6 +7,8 @@ import type { StoredRuns } from './stored-watch.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
 export const REUSE_MS = 10 * 60 * 1000;
+/** How long a claimant has to write its run's first journal entry, its run's folder made. */
+export const FOLLOW_MS = 10_000;
 /** A stopped run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 
@@ -37,7 +39,7 @@ export async function judge(
   const claimant = latest.owner as Owner;
   const opened = await runs.read(latest.run_id);
   if (!opened.ok)
-    return opened.error.kind === 'not_found' && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
+    return (await starting(latest, store)) && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
   // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
@@ -45,4 +47,10 @@ export async function judge(
   if (reusable(record)) return { follow: true };
   const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
   return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
+}
+
+/** Whether a claim's run is being started: its folder is there (made before the claim), its first journal entry moments away. */
+async function starting(claim: Claim, store: RunStore): Promise<boolean> {
+  if (!(Date.now() - Date.parse(claim.at) <= FOLLOW_MS)) return false;
+  return (await store.openRun(claim.run_id).catch(() => undefined)) !== undefined;
 }

@@ -233,6 +233,14 @@ export class Run {
     this.finished();
   }
 
+  /** A fault in the run's own code: it ends failed, saying why, rather than reading as running for good. */
+  async abandon(reason: string): Promise<void> {
+    if (this.ended) return;
+    this.stopper.stop('cancelled', reason);
+    this.warn(reason);
+    await this.finish('failed');
+  }
+
   /** Once a journal the disk refused has caught up: whether the run is now whole on disk. */
   async caughtUp(): Promise<boolean> {
     await this.journal.flushed();

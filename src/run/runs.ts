@@ -161,7 +161,8 @@ export class Runs {
     // Started under a claim, or (no claim to be had) here all the same.
     const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh();
     if (!admitted.ok) return { refused: admitted.error };
-    return { run: { live: this.launch(buildRun(this.making(), request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
+    const existing = claimed && { id: claimed.start, folder: claimed.folder };
+    return { run: { live: this.launch(buildRun(this.making(), request, key, admitted.value, existing)) }, joined: 'new' };
   }
 
   /**
@@ -212,6 +213,7 @@ export class Runs {
     void run.started();
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
+      return run.abandon(`the run could not go on: ${(error as Error).message}`);
     });
     // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
     // failed it) lives here while it can be reused.

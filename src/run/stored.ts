@@ -42,7 +42,17 @@ export function parseRecord(id: string, text: string): Result<RunRecord, LookupE
       ),
     );
   if (parsed.data.run_id !== id) return err(damaged(id, `run.json names another run (${parsed.data.run_id.slice(0, 40)})`));
-  return ok(parsed.data);
+  const unfit = unfitCandidates(parsed.data);
+  return unfit ? err(damaged(id, unfit)) : ok(parsed.data);
+}
+
+/** Why the candidates cannot be the run's models, one each in order, which resuming and showing them rely on. */
+function unfitCandidates({ candidates, settings }: RunRecord): string | undefined {
+  const { length } = settings.models;
+  if (candidates.length !== length) return `run.json has ${candidates.length} candidates for ${length} models`;
+  const place = candidates.findIndex((candidate, i) => candidate.index !== i + 1);
+  if (place >= 0) return `run.json names candidate ${candidates[place]!.index} in place ${place + 1} of ${length}`;
+  return undefined;
 }
 
 const damaged = (id: string, why: string): LookupError => ({
@@ -123,13 +133,23 @@ export class StoredRun {
     return { record, texts: { answer, answers, dir: this.folder.dir } };
   }
 
-  /** A running run is live while the process running it is: the kernel or its lease tells, never the journal's age. */
+  /**
+   * A running run is live while the process running it is: the kernel or its lease tells, never
+   * the journal's age. A dead owner's journal is read again, since its last entry may have landed
+   * meanwhile, or a live process may have just taken the run over: then that process is asked.
+   */
   private async askOwner(): Promise<void> {
-    this.ownerAlive = this.record.status === 'running' && (await alive(this.record, this.store.leases));
-    if (this.record.status !== 'running' || this.ownerAlive) return;
-    // Gone since the journal was read? Its last entry may have landed meanwhile: that, not the older read, tells how it ended.
-    const again = await readRecord(this.folder, this.maxBytes);
-    if (again.ok) this.record = again.value;
+    const asked = new Set<string>();
+    while (this.record.status === 'running') {
+      asked.add(this.record.owner.instance);
+      this.ownerAlive = await alive(this.record, this.store.leases);
+      if (this.ownerAlive) return;
+      const again = await readRecord(this.folder, this.maxBytes);
+      if (!again.ok) return;
+      this.record = again.value;
+      if (asked.has(this.record.owner.instance)) return;
+    }
+    this.ownerAlive = false;
   }
 
   /** The start of a text file of the run, enough bytes for `maxChars` characters (3 bytes at most each, and a few more); undefined if unreadable. */

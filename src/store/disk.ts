@@ -86,31 +86,12 @@ export class Disk {
    * flushed as `writeFile`'s are: a power cut that empties it leaves a claim nobody can read,
    * which blocks nobody (its process is gone with the power).
    */
-  async createFile(target: string, content: string, prepared?: Promise<string | undefined>): Promise<boolean> {
-    // `prepared`, written by `prepareFile` with this very content, is put in place as it is; if it could not be written, or on a second try, a new one is.
-    let ready = await prepared;
+  async createFile(target: string, content: string): Promise<boolean> {
     const made = await this.limit(`creating ${target}`, (signal) =>
-      this.inFolders(target, signal, async () => {
-        const temporary = ready ?? (await this.temporary(target, content, signal));
-        ready = undefined;
-        return publishIfAbsent(temporary, target, signal);
-      }),
+      this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, signal), target, signal)),
     );
     if (made) this.published(target);
     return made;
-  }
-
-  /**
-   * A temporary file holding `content`, written now for `createFile` to put in place later as
-   * `target` (undefined when it could not be written). One that is not used goes (`dropPrepared`).
-   */
-  prepareFile(target: string, content: string): Promise<string | undefined> {
-    return this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
-  }
-
-  /** A prepared file that will not be used is removed. */
-  dropPrepared(prepared: Promise<string | undefined>): void {
-    void prepared.then((temporary) => (temporary ? this.removeTemporary(temporary) : undefined));
   }
 
   /** Removes a temporary file of ours, within the limit; one that cannot be removed is left to the sweep. */
