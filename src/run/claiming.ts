@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
-import type { Claim } from '../store/claims.js';
-import { newRunId, type RunFolder, type RunStore } from '../store/run-store.js';
-import { processAlive, type OwnerIdentity } from './liveness.js';
+import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
+import type { OwnerIdentity } from './liveness.js';
 import type { Owner } from './record.js';
 import { FOLLOW_MS, judge } from './reuse.js';
 import type { Run } from './run.js';
 import type { StoredRun } from './stored.js';
-import type { StoredRuns } from './stored-watch.js';
+import type { StoredRuns } from './stored-runs.js';
 
 const FOLLOW_POLL_MS = 20;
 /** Rounds of claiming before a request whose claimants keep dying is simply started. */
@@ -22,7 +21,7 @@ export type Found = { live: Run } | { stored: StoredRun };
  * over, each as `admit` admitted it; another's run to follow; or `admit`'s refusal.
  */
 export type Claimed<A, B, R> =
-  { start: string; folder?: Promise<RunFolder>; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
+  { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
 
 /** Whether this process may start the request's run, new or a stopped one taken over, and what with. */
 export interface Admit<A, B, R> {
@@ -36,7 +35,7 @@ class NotAdmitted<R> {
 }
 
 export interface ClaimContext {
-  store: RunStore;
+  store: RunStorage;
   stored: StoredRuns;
   owner: OwnerIdentity;
   /** This process's run by id, while in memory. */
@@ -62,9 +61,9 @@ export async function claimRequest<A, B, R>(
     // What the claim that was taken admitted (a lost race judges again).
     let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
     // A new run's folder is made before its claim: a claim naming no folder names no run, and is taken over at once.
-    let folder: Promise<RunFolder> | undefined;
-    const taken = await store.claims
-      .take(key, async (latest) => {
+    let folder: Promise<RunPlace> | undefined;
+    const taken = await store
+      .claim(key, async (latest) => {
         const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
         if ('follow' in verdict) return undefined;
         if ('resume' in verdict) {
@@ -82,7 +81,7 @@ export async function claimRequest<A, B, R>(
       });
     if ('refused' in taken) return taken;
     // A claim is made only once admitted.
-    if (taken.taken && admission) return 'resume' in admission ? admission : { start: id, folder, admitted: admission.start };
+    if (taken.taken && admission) return 'resume' in admission ? admission : { start: id, place: await folder, admitted: admission.start };
     if (folder) await discard(folder);
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
@@ -92,7 +91,7 @@ export async function claimRequest<A, B, R>(
 }
 
 /** The empty folder of a run that was not claimed after all; one that cannot be removed is left. */
-const discard = (folder: Promise<RunFolder>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);
+const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);
 
 /** An admission's value; a refusal leaves the claim untaken. */
 function allowed<T, R>(admitted: Result<T, R>): T {
@@ -105,14 +104,14 @@ function allowed<T, R>(admitted: Result<T, R>): T {
  * follows its claim by moments (and a resumed run's journal still names its dead owner until
  * then). Undefined when the claimant died first.
  */
-async function follow(claim: Claim, { store, stored, liveRun }: ClaimContext): Promise<Found | undefined> {
+async function follow(claim: Claim, { stored, liveRun }: ClaimContext): Promise<Found | undefined> {
   const owner = claim.owner as Owner;
   for (const deadline = Deadline.after(FOLLOW_MS); ;) {
     const live = liveRun(claim.run_id);
     if (live) return { live };
     const opened = await stored.read(claim.run_id);
     if (opened.ok && opened.value.effective().owner.instance === owner.instance) return { stored: opened.value };
-    if (deadline.msLeft() === 0 || !(await processAlive(owner, store.leases))) return opened.ok ? { stored: opened.value } : undefined;
+    if (deadline.msLeft() === 0 || !(await stored.liveness.processAlive(owner))) return opened.ok ? { stored: opened.value } : undefined;
     await sleep(FOLLOW_POLL_MS);
   }
 }

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
-import { isRunId, type RunStore } from '../store/run-store.js';
+import { isRunId, type RunStorage } from '../store/store.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
@@ -31,7 +31,7 @@ const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,
-    private readonly store: RunStore | undefined,
+    private readonly store: RunStorage | undefined,
     readonly notice: string | undefined = undefined,
     /** What else closing lets go of (the upstream client's connections). */
     private readonly release: () => Promise<void> = async () => undefined,

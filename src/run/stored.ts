@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../result.js';
-import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
-import { candidateFile } from './files.js';
-import { alive } from './liveness.js';
+import type { RunPlace, RunStorage } from '../store/store.js';
+import { candidateFile } from './journal.js';
+import type { Liveness } from './liveness.js';
 import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
 import type { RunTexts } from './view.js';
 import type { LookupError } from './service.js';
@@ -13,12 +13,12 @@ const LAST_ENTRY_LOST =
   "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
 /** A run's journal read back: the record, or why it cannot be trusted. */
-export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
+export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
   let text: string | undefined;
   try {
     text = await folder.read('run.json', maxBytes);
   } catch (error) {
-    if ((error as StoreError).code === 'ERR_STORE_TOO_LARGE')
+    if ((error as { code?: string }).code === 'ERR_STORE_TOO_LARGE')
       return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
     return err(damaged(folder.name, `run.json cannot be read: ${(error as Error).message}`));
   }
@@ -69,19 +69,24 @@ export class StoredRun {
   private ownerAlive = false;
 
   private constructor(
-    readonly folder: RunFolder,
+    readonly folder: RunPlace,
     private record: RunRecord,
-    private readonly store: RunStore,
+    private readonly liveness: Liveness,
     /** The most of run.json it reads: a list reads less than a result. */
     private readonly maxBytes: number,
   ) {}
 
-  static async open(store: RunStore, id: string, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
+  static async open(
+    store: RunStorage,
+    liveness: Liveness,
+    id: string,
+    maxBytes = MAX_RECORD_BYTES,
+  ): Promise<Result<StoredRun, LookupError>> {
     const folder = await store.openRun(id).catch(() => undefined);
     if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${store.rootDir}` });
     const record = await readRecord(folder, maxBytes);
     if (!record.ok) return record;
-    const run = new StoredRun(folder, record.value, store, maxBytes);
+    const run = new StoredRun(folder, record.value, liveness, maxBytes);
     await run.askOwner();
     return ok(run);
   }
@@ -142,7 +147,7 @@ export class StoredRun {
     const asked = new Set<string>();
     while (this.record.status === 'running') {
       asked.add(this.record.owner.instance);
-      this.ownerAlive = await alive(this.record, this.store.leases);
+      this.ownerAlive = await this.liveness.alive(this.record);
       if (this.ownerAlive) return;
       const again = await readRecord(this.folder, this.maxBytes);
       if (!again.ok) return;

@@ -6,6 +6,9 @@ import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
 import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
+import type { Claim, Taken as BaseTaken } from './store.js';
+
+export type { Claim } from './store.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
@@ -13,20 +16,13 @@ const MAX_CLAIM_BYTES = 16 * 1024;
 /** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
 const MAX_LOST_RACES = 8;
 
-/** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
-export interface Claim {
-  run_id: string;
-  owner: object;
-  at: string;
-}
-
 export interface Latest {
   generation: number;
   /** Undefined when the file is not a readable claim of ours: it blocks nobody, the next generation is free to claim. */
   claim: Claim | undefined;
 }
 
-export type Taken = { taken: boolean; generation: number; claim: Claim };
+export type Taken = BaseTaken & { generation: number };
 
 /**
  * Exclusive claims on requests, so that the same request started by several processes at

@@ -1,6 +1,5 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { FileWriter } from './file-writer.js';
 import { Flusher } from './flusher.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
@@ -50,34 +49,12 @@ export class Disk {
   /**
    * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
    * place. A durable file is flushed to the disk after it appears (see Flusher), and nobody
-   * waits for that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
-   * With `after`, the temporary file is written at once but renamed only once `after` resolves
-   * true (the files it names are in place), and not at all, silently, when it resolves false.
+   * waits for that: a kill -9 needs only the rename.
    */
-  async writeFile(target: string, content: string, after?: Promise<boolean>): Promise<void> {
-    if (after) return this.writeFileAfter(target, content, after);
+  async writeFile(target: string, content: string): Promise<void> {
     await this.limit(`writing ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
     );
-    this.published(target);
-  }
-
-  private async writeFileAfter(target: string, content: string, after: Promise<boolean>): Promise<void> {
-    // A promise that rejects says no as one that resolves false does: the files it waited for are not all there.
-    const whole = after.catch(() => false);
-    const temporary = await this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
-    if (!(await whole)) {
-      if (temporary) await this.removeTemporary(temporary);
-      return;
-    }
-    // No temporary file (the staging folder was removed, say), or no folder to rename it into: written the usual way, which makes them again.
-    const published =
-      temporary &&
-      (await this.limit(`writing ${target}`, (signal) => publish(temporary, target, signal)).then(
-        () => true,
-        () => false,
-      ));
-    if (!published) return this.writeFile(target, content);
     this.published(target);
   }
 
@@ -102,11 +79,6 @@ export class Disk {
   /** `target` has just been given its name: a durable store flushes it to the disk soon (see Flusher). */
   published(target: string): void {
     this.flusher?.published(target);
-  }
-
-  /** A file written piece by piece, then given its name whole. */
-  writer(target: string): FileWriter {
-    return new FileWriter(this, target);
   }
 
   readFile(file: string, maxBytes: number, cut = false): Promise<string | undefined> {
