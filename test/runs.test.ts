@@ -1,4 +1,3 @@
-import diagnostics from 'node:diagnostics_channel';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -341,25 +340,6 @@ describe('the same request twice at the same moment', () => {
     expect(second.id).toBe(first.id);
     await harness.app.runs.idle();
     expect(requests('at-once/one')).toBe(1);
-  });
-});
-
-describe('a new run', () => {
-  it("has every candidate's request on the wire before start answers: the reply waits for them, not they for it", async () => {
-    const harness = await start(slowThird('on-the-wire', 20));
-    // A first run leaves a connection to the upstream open for each model: the next requests need no connecting.
-    mustStart(await harness.app.service.start({ ...plainRequest(harness), prompt: 'first' }));
-    await harness.app.runs.idle();
-    const sent: unknown[] = [];
-    const onHeaders = (message: unknown) => sent.push(message);
-    diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
-    try {
-      const started = mustStart(await harness.app.service.start(plainRequest(harness)));
-      expect([started.joined, sent.length]).toEqual(['new', 3]);
-    } finally {
-      diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders);
-    }
-    await harness.app.runs.idle();
   });
 });
 

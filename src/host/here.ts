@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { localRuns } from '../run/from-config.js';
+import { localRuns } from '../run/local-runs.js';
 import type { RunService } from '../run/service.js';
 
 /**

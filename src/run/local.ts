@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
 import { isRunId, type RunStorage } from '../store/store.js';
@@ -41,9 +40,6 @@ export class LocalRunService implements RunService {
     const started = await this.runs.start(request, options);
     if ('refused' in started) return started;
     const { run, joined } = started;
-    // A new run's requests go out (on connections already open) before its reply is made: the
-    // caller needs nothing from the reply sooner than the upstream answers (bench/RESULTS.md).
-    if (joined !== 'attached') await nextTurn();
     if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }

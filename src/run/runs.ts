@@ -9,7 +9,7 @@ import { buildRun, type RunMaking } from './build-run.js';
 import { Liveness, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
 import { STATUS } from './record.js';
-import type { StartRefusal } from './refusal.js';
+import type { StartRefusal } from './start-refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
 import { requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
