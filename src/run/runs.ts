@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
 import type { Lease, RunStorage } from '../store/store.js';
 import { admitter, type AdmissionDeps, type AdmittedResume } from './admission.js';
@@ -11,7 +10,7 @@ import { execute } from './orchestrate.js';
 import { STATUS } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
-import { requestKey, type RunRequest } from './request.js';
+import { refuseKeyAsModel, requestKey, type RunRequest } from './request.js';
 import { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
@@ -88,12 +87,7 @@ export class Runs {
    * and is never refused.
    */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
-    // A key pasted where a model id belongs would be written to the journal, file names and logs.
-    if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
-      throw new TypeError(
-        'a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model',
-      );
-    }
+    refuseKeyAsModel(request, this.options.redact);
     const key = requestKey(request, this.options.upstream);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = fresh ? undefined : this.starting.get(key);
@@ -115,7 +109,6 @@ export class Runs {
     return this.entries.get(id)?.run;
   }
 
-  /** The ids of this process's runs in memory. */
   liveIds(): string[] {
     return [...this.entries].flatMap(([id, entry]) => (entry.run ? [id] : []));
   }
@@ -138,11 +131,8 @@ export class Runs {
 
   /** Settles when every run of this process has finished and written its journal. */
   async idle(): Promise<void> {
-    for (;;) {
-      const running = [...this.entries.values()].filter((entry) => entry.phase === 'running');
-      if (running.length === 0) return;
-      await Promise.all(running.map((entry) => entry.run?.settled));
-    }
+    const running = () => [...this.entries.values()].filter((entry) => entry.phase === 'running');
+    while (running().length > 0) await Promise.all(running().map((entry) => entry.run?.settled));
   }
 
   /**
@@ -241,20 +231,16 @@ export class Runs {
     this.forgetLater(id, entry);
     const run = entry.run!;
     if (!run.onDisk && this.options.store) {
+      // Its end refused by the disk: held, and its process kept, until its journal has caught up (within a limit).
       entry.phase = 'catching_up';
-      await this.catchUp(run);
+      const limit = new AbortController();
+      await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
+      limit.abort();
     }
     entry.phase = run.onDisk ? 'on_disk' : 'held';
     if (!run.onDisk) return;
     entry.run = undefined;
     this.stored?.forget(id);
-  }
-
-  /** A run whose end the disk refused: held here, and its process kept, until its journal has caught up (within a limit). */
-  private async catchUp(run: Run): Promise<void> {
-    const limit = new AbortController();
-    await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
-    limit.abort();
   }
 
   /** Its own function, so that the timer's closure holds the entry, and not the run (as a closure in `launch` would). */
