@@ -628,7 +628,9 @@ describe('an interrupted run under attack', () => {
     const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
     const { text: shown } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
     expect(shown).toContain(`run ${data.run_id} is damaged: run.json names candidate 7 in place 3 of 3`);
+    const deadline = Deadline.after(4000);
     const { data: asked } = await processPrompt(second, { prompt: 'q' });
+    expect(deadline.msLeft()).toBeGreaterThan(0);
     expect(asked).toMatchObject({ joined: 'new', status: 'complete' });
     expect(asked!.run_id).not.toBe(data.run_id);
   });

@@ -36,8 +36,11 @@ export async function judge(
   if (!latest) return { fresh: true };
   const claimant = latest.owner as Owner;
   const opened = await runs.read(latest.run_id);
-  if (!opened.ok)
-    return (await starting(latest, store)) && (await runs.liveness.processAlive(claimant)) ? { follow: true } : { fresh: true };
+  // No run there (yet): followed only while its claimant, alive, is making it; a damaged one cannot go on.
+  if (!opened.ok) {
+    const made = opened.error.kind === 'not_found' && (await starting(latest, store));
+    return made && (await runs.liveness.processAlive(claimant)) ? { follow: true } : { fresh: true };
+  }
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
   // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
