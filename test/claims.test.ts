@@ -28,7 +28,10 @@ async function race(root: string, count: number): Promise<Outcome[]> {
     });
     let output = '';
     const ready = new Promise<void>((resolve) =>
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk).startsWith('ready\n') && resolve()),
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.startsWith('ready\n')) resolve();
+      }),
     );
     const done = new Promise<Outcome>((resolve, reject) =>
       child.on('exit', (code) => {

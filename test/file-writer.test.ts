@@ -17,7 +17,7 @@ const isBatch = (what: string) => what.startsWith('writing') && what.endsWith('.
 class WatchedDisk extends Disk {
   writes = 0;
   private gate: Promise<void> = Promise.resolve();
-  private open = () => undefined as void;
+  private open: () => void = () => undefined;
 
   hold(): void {
     this.gate = new Promise<void>((resolve) => (this.open = resolve));

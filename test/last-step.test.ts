@@ -45,7 +45,11 @@ class HeldAnswers extends RunStore {
         if (property === 'writer') {
           return (fileName: string) => {
             const writer = target.writer(fileName);
-            return held(fileName) ? { ...writer, finish: async () => (await released, writer.finish()) } : writer;
+            const finish = async () => {
+              await released;
+              return writer.finish();
+            };
+            return held(fileName) ? { ...writer, finish } : writer;
           };
         }
         const value: unknown = Reflect.get(target, property, target);

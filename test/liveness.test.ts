@@ -78,7 +78,13 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     const stat = (await readProcStat(child.pid!, AbortSignal.timeout(5000)))!;
     const owner: OwnerIdentity = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView() };
     owner.start_time = stat.startTime;
-    return { owner, kill: () => (child.kill('SIGKILL'), exited) };
+    return {
+      owner,
+      kill: () => {
+        child.kill('SIGKILL');
+        return exited;
+      },
+    };
   }
 
   it('reads a live process whose pid the journal names, but that started at another time, as dead: the pid was reused', async () => {

@@ -128,7 +128,12 @@ describe('a call whose budget runs out', () => {
     const final = await getRun(
       harness,
       { run_id: runId },
-      { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) },
+      {
+        onprogress: (update) => {
+          updates.push({ ...update, at: Date.now() });
+          if (done) afterResult++;
+        },
+      },
     );
     done = true;
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -71,7 +71,8 @@ export async function claimRequest<A, B, R>(
           return { run_id: verdict.resume.id, owner, at: new Date().toISOString() };
         }
         admission = { start: allowed(await admit.fresh()) };
-        await (folder ??= store.createRun(id));
+        folder ??= store.createRun(id);
+        await folder;
         return { run_id: id, owner, at: new Date().toISOString() };
       })
       .catch(async (error: unknown) => {

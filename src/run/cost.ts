@@ -139,7 +139,9 @@ function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: Pla
     asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : [],
   );
   if (shape.strategy === 'council' && count >= COUNCIL_MIN_CANDIDATES) {
-    shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
+    for (const [index, model] of shape.models.entries()) {
+      answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) });
+    }
   }
   const kind: StepKind = shape.strategy === 'judge' ? 'judge' : 'synthesis';
   return { answering, finals: shape.synthesizers.map((model) => ({ kind, model, promptTokens: reading(count) })) };

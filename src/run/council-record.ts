@@ -30,6 +30,7 @@ export class CouncilRecorder {
   }
 
   private council(): CouncilRecord {
-    return (this.record.council ??= { rankings: [] });
+    this.record.council ??= { rankings: [] };
+    return this.record.council;
   }
 }

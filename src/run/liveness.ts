@@ -21,7 +21,10 @@ const ENDED_STATES = new Set(['Z', 'X', 'x']);
 /** This process's own view, read once (and undefined for good where there is none). */
 let ownView: { view: KernelView | undefined } | undefined;
 
-const kernelView = (): KernelView | undefined => (ownView ??= { view: readOwnKernelView() }).view;
+function kernelView(): KernelView | undefined {
+  ownView ??= { view: readOwnKernelView() };
+  return ownView.view;
+}
 
 /**
  * Tells whether the process that owns a run or a claim is alive, never by the age of the run's

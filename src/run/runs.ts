@@ -11,7 +11,7 @@ import { STATUS } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
 import { refuseKeyAsModel, requestKey, type RunRequest } from './request.js';
-import { Run } from './run.js';
+import type { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
 import { StoredRuns } from './stored-runs.js';
