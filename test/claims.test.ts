@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import type { Claim } from '../src/store/claims.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
-import { waitFor } from './support/wait.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 const racer = path.join(projectRoot, 'test', 'support', 'claim-racer.ts');
@@ -13,7 +12,6 @@ const KEY = '0123456789abcdef0123456789abcdef';
 
 const claimOf = (run_id: string, owner: object = { pid: process.pid }): Claim => ({ run_id, owner, at: new Date().toISOString() });
 const claimFiles = (root: string) => readdir(path.join(root, '.requests', KEY));
-const temporaries = async (root: string) => (await readdir(path.join(root, '.staging'))).filter((name) => name.endsWith('.tmp'));
 
 interface Outcome {
   taken: boolean;
@@ -30,7 +28,10 @@ async function race(root: string, count: number): Promise<Outcome[]> {
     });
     let output = '';
     const ready = new Promise<void>((resolve) =>
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk).startsWith('ready\n') && resolve()),
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.startsWith('ready\n')) resolve();
+      }),
     );
     const done = new Promise<Outcome>((resolve, reject) =>
       child.on('exit', (code) => {
@@ -132,43 +133,6 @@ describe('request claims', () => {
     expect(await store.claims.claim(KEY, 1, claimOf('again'))).toBe(true);
     expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'again' } });
     expect((await stat(path.join(root, '.requests'))).mode & 0o777).toBe(0o700);
-  });
-
-  it('writes the likely claim while the request is judged, so that making it takes only a link; nothing is left in staging', async () => {
-    const root = await tempDir();
-    const store = new RunStore(root);
-    await store.claims.latest(KEY);
-    const likely = claimOf('likely');
-    const taken = await store.claims.take(
-      KEY,
-      async () => {
-        // Judging: the likely claim's file is being written meanwhile.
-        await waitFor(async () => (await temporaries(root)).length === 1);
-        return likely;
-      },
-      likely,
-    );
-    expect(taken).toMatchObject({ taken: true, generation: 1, claim: likely });
-    expect(await store.claims.latest(KEY)).toEqual({ generation: 1, claim: likely });
-    expect(await temporaries(root)).toEqual([]);
-  });
-
-  it('removes the likely claim it wrote when it makes another, follows another, or is refused', async () => {
-    const root = await tempDir();
-    const store = new RunStore(root);
-    const other = claimOf('taken over');
-    expect(await store.claims.take(KEY, () => other, claimOf('likely'))).toMatchObject({ taken: true, claim: other });
-    expect(await store.claims.latest(KEY)).toMatchObject({ claim: { run_id: 'taken over' } });
-    expect(await store.claims.take(KEY, (latest) => (latest ? undefined : claimOf('mine')), claimOf('likely'))).toMatchObject({
-      taken: false,
-      claim: { run_id: 'taken over' },
-    });
-    const refused = new Error('not admitted');
-    const refusing = () => {
-      throw refused;
-    };
-    await expect(store.claims.take('fedcba9876543210fedcba9876543210', refusing, claimOf('likely'))).rejects.toBe(refused);
-    await waitFor(async () => (await temporaries(root)).length === 0);
   });
 
   it('refuses a request folder that is a symbolic link, and a key that is not a plain name', async () => {

@@ -51,17 +51,14 @@ describe('durable before acknowledged', () => {
     const named: string[] = [];
     const write = RunFolder.prototype.write;
     const spy = vi.spyOn(RunFolder.prototype, 'write').mockImplementation(function (this: RunFolder, fileName, content, options) {
-      // An entry written with `after` is put in place only once `after` says the files it names are there: checked then.
-      const check = () => {
+      if (fileName === 'run.json') {
         const record = JSON.parse(content);
         type Candidate = { status: string; file?: string; reasoning_file?: string };
         const answered = record.candidates.filter((c: Candidate) => c.status === 'answered');
         for (const c of answered.filter((c: Candidate) => !c.file)) named.push(`an answer with no file: MISSING (${JSON.stringify(c)})`);
         const files = [...record.candidates.flatMap((c: Candidate) => [c.file, c.reasoning_file]), record.synthesis.file].filter(Boolean);
         for (const file of files) named.push(`${file}: ${existsSync(path.join(this.dir, file)) ? 'there' : 'MISSING'}`);
-      };
-      if (fileName === 'run.json' && options?.after) void options.after.then((whole) => whole && check());
-      else if (fileName === 'run.json') check();
+      }
       return write.call(this, fileName, content, options);
     });
     try {

@@ -17,7 +17,7 @@ const isBatch = (what: string) => what.startsWith('writing') && what.endsWith('.
 class WatchedDisk extends Disk {
   writes = 0;
   private gate: Promise<void> = Promise.resolve();
-  private open = () => undefined as void;
+  private open: () => void = () => undefined;
 
   hold(): void {
     this.gate = new Promise<void>((resolve) => (this.open = resolve));
@@ -66,7 +66,7 @@ async function writerIn(
   return { root, staging, target, disk: used as WatchedDisk, writer: new FileWriter(used, target, batching) };
 }
 
-/** The one temporary file in `staging`, read; undefined until the writer has made it (it opens the file once the turn it was made in has run). */
+/** The one temporary file in `staging`, read; undefined until the writer has made it. */
 async function temporaryText(staging: string): Promise<string | undefined> {
   const [name] = (await readdir(staging)).filter((entry) => entry.endsWith('.tmp'));
   return name === undefined ? undefined : readFile(path.join(staging, name), 'utf8');
@@ -159,23 +159,6 @@ describe('FileWriter', () => {
     expect(writer.write('more text')).toBeUndefined();
     await expect(writer.finish()).rejects.toMatchObject({ code: 'ERR_STORE_TIMEOUT' });
     expect(await readdir(root)).toEqual(['.staging']);
-    expect(await readdir(staging)).toEqual([]);
-  });
-
-  it('makes its file only once the turn of the event loop it was made in has run: a request made in that turn goes out first', async () => {
-    const asked: string[] = [];
-    const { staging, target, writer } = await writerIn({ batchChars: 1000, batchMs: 60_000 }, (root) => {
-      const disk = new WatchedDisk(root, 5000, false);
-      const limit = disk.limit.bind(disk);
-      disk.limit = (what, work) => (asked.push(what), limit(what, work));
-      return disk;
-    });
-    writer.write('an answer');
-    expect(asked).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(asked).toEqual([expect.stringMatching(/^creating .*\.tmp$/)]);
-    await writer.finish();
-    expect(await readFile(target, 'utf8')).toBe('an answer');
     expect(await readdir(staging)).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -16,10 +16,8 @@ import { tempDir } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
- * The last step does not wait for the disk: an answer goes to the synthesizer once it has
- * streamed in, while its file is still being saved, unless the synthesis prompt must name that
- * file (a trimmed answer); final.md is made while the synthesizer works. The run ends only once
- * every file is on disk and named, and the journal never counts an answer before its file is there.
+ * The last step starts once every answer's file is kept, since a trimmed answer's marker names
+ * its file; the journal never counts an answer before its file is there.
  */
 const fake = await startFakeOpenRouter();
 const client = testClient(fake.url);
@@ -36,25 +34,23 @@ class HeldAnswers extends RunStore {
   constructor(
     root: string,
     private readonly held: (fileName: string) => boolean,
-    /** final.md cannot be made when the synthesis starts (the disk full at that moment, say). */
-    private readonly earlyFinalFails = false,
   ) {
     super(root);
   }
 
   override async createRun(name?: string): Promise<RunFolder> {
     const folder = await super.createRun(name);
-    const { released, held, earlyFinalFails } = this;
+    const { released, held } = this;
     return new Proxy(folder, {
       get(target, property) {
         if (property === 'writer') {
           return (fileName: string) => {
             const writer = target.writer(fileName);
-            if (fileName === 'final.md' && earlyFinalFails) {
-              void writer.discard();
-              return { ...writer, write: () => undefined, finish: () => Promise.reject(new Error('ENOSPC: no space left on device')) };
-            }
-            return held(fileName) ? { ...writer, finish: async () => (await released, writer.finish()) } : writer;
+            const finish = async () => {
+              await released;
+              return writer.finish();
+            };
+            return held(fileName) ? { ...writer, finish } : writer;
           };
         }
         const value: unknown = Reflect.get(target, property, target);
@@ -73,14 +69,13 @@ async function startRun(
     second?: boolean;
     held?: (fileName: string) => boolean;
     synth?: Behaviour;
-    earlyFinalFails?: boolean;
   } = {},
 ) {
-  const { env = {}, second = false, held = () => true, synth = agreeingSynthesizer('merged', { delayMs: 10 }), earlyFinalFails } = options;
+  const { env = {}, second = false, held = () => true, synth = agreeingSynthesizer('merged', { delayMs: 10 }) } = options;
   fake.on(`${prefix}/a`, { answer, delayMs: 10 });
   fake.on(`${prefix}/b`, { answer: 'b says', delayMs: 150 });
   fake.on(`${prefix}/synth`, synth);
-  const store = new HeldAnswers(await tempDir(), held, earlyFinalFails);
+  const store = new HeldAnswers(await tempDir(), held);
   const config = loadConfig({
     OPENROUTER_API_KEY: VALID_KEY,
     OPENROUTER_BASE_URL: fake.url,
@@ -112,23 +107,6 @@ async function startRun(
 }
 
 describe('the last step of a run', () => {
-  it('asks the synthesizer while the answer’s file is still being saved, and ends once the journal names it', async () => {
-    const { store, run, journal, synthRequests } = await startRun('held', 'a says');
-    await waitFor(() => synthRequests().length === 1 && run.state().synthesis.status === 'answered');
-    expect(run.status).toBe('running');
-    expect((await journal()).candidates[0]).not.toHaveProperty('file');
-
-    store.release();
-    await run.settled;
-    const ended = await journal();
-    expect(ended).toMatchObject({
-      status: 'complete',
-      candidates: [{ status: 'answered', file: 'candidate-1_held_a.md' }],
-      synthesis: { status: 'answered', file: 'final.md' },
-    });
-    expect(await readFile(path.join(store.rootDir, run.id, 'candidate-1_held_a.md'), 'utf8')).toBe('a says');
-  });
-
   it('waits for the file of an answer the synthesis prompt trims, since its marker names the file', async () => {
     const long = 'x'.repeat(30_000);
     const env = { PARALLEL_LLM_MAX_PROMPT_CHARS: '1000', PARALLEL_LLM_SYNTHESIS_MAX_CHARS: '21000' };
@@ -152,24 +130,5 @@ describe('the last step of a run', () => {
     store.release();
     await run.settled;
     expect((await journal()).candidates).toMatchObject([{ status: 'answered', file: 'candidate-1_settling_a.md' }, { status: 'answered' }]);
-  });
-
-  it('makes final.md while the synthesizer works, and removes it when no synthesis answers', async () => {
-    const { store, run, journal } = await startRun('unsynthesized', 'a says', { synth: { status: 500, delayMs: 200 } });
-    store.release();
-    const staging = path.join(store.rootDir, '.staging');
-    await waitFor(async () => (await readdir(staging)).some((name) => name.startsWith('.final.md.')));
-    await run.settled;
-    expect(await journal()).toMatchObject({ status: 'candidates_only', synthesis: { status: 'failed' } });
-    expect(await readdir(path.join(store.rootDir, run.id))).not.toContain('final.md');
-    expect(await readdir(staging)).toEqual([]);
-  });
-
-  it('writes final.md whole when the file made as the synthesis started failed, with no warning', async () => {
-    const { store, run, journal } = await startRun('late-final', 'a says', { earlyFinalFails: true });
-    store.release();
-    await run.settled;
-    expect(await journal()).toMatchObject({ status: 'complete', synthesis: { file: 'final.md' }, warnings: [] });
-    expect(await readFile(path.join(store.rootDir, run.id, 'final.md'), 'utf8')).toBe('merged');
   });
 });

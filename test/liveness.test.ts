@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { alive, currentOwner, runningHere, type OwnerIdentity } from '../src/run/liveness.js';
+import { Liveness, type OwnerIdentity } from '../src/run/liveness.js';
 import { parseProcStat, readOwnKernelView, readProcStat } from '../src/run/proc-stat.js';
 import { LeaseKeeper } from '../src/store/leases.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -20,6 +20,9 @@ const TOUCH_MS = 100;
 const FRESH_MS = 1000;
 const LINGER_MS = 400;
 const newInstance = () => randomBytes(8).toString('hex');
+/** Whether `subject`'s owner is alive, asked as another process would (one that made no owner). */
+const alive = (subject: { run_id: string; owner: OwnerIdentity }, store: RunStore, leaseFreshMs?: number) =>
+  new Liveness(store, leaseFreshMs).alive(subject);
 const subject = (owner: OwnerIdentity) => ({ run_id: '2026-01-01T00-00-00.000Z_00000000', owner });
 /** Settles once `lease` has been touched more than `ms` after the touch it shows now; rejects once it is gone. */
 async function touchedAgain(lease: string, ms = TOUCH_MS): Promise<void> {
@@ -48,21 +51,27 @@ describe('parseProcStat', () => {
       boot_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       pid_ns: expect.stringMatching(/^pid:\[\d+\]$/),
     });
-    expect(currentOwner()).toMatchObject({ pid: process.pid, host: os.hostname(), ...view, version: expect.any(String) });
+    expect(new Liveness(undefined).newOwner()).toMatchObject({
+      pid: process.pid,
+      host: os.hostname(),
+      ...view,
+      version: expect.any(String),
+    });
   });
 });
 
 describe('alive: a run of this process', () => {
   it('is alive while this process runs it, and not once it has settled (its last journal entry lost)', async () => {
     const store = new RunStore(await tempDir());
-    const owner = currentOwner();
+    const liveness = new Liveness(store);
+    const owner = liveness.newOwner();
     let settle!: () => void;
-    runningHere('run-a', new Promise<void>((resolve) => (settle = resolve)));
-    expect(await alive({ run_id: 'run-a', owner }, store.leases)).toBe(true);
-    expect(await alive({ run_id: 'run-b', owner }, store.leases)).toBe(false);
+    liveness.runningHere('run-a', new Promise<void>((resolve) => (settle = resolve)));
+    expect(await liveness.alive({ run_id: 'run-a', owner })).toBe(true);
+    expect(await liveness.alive({ run_id: 'run-b', owner })).toBe(false);
     settle();
     await sleep(0);
-    expect(await alive({ run_id: 'run-a', owner }, store.leases)).toBe(false);
+    expect(await liveness.alive({ run_id: 'run-a', owner })).toBe(false);
   });
 });
 
@@ -74,15 +83,21 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     const stat = (await readProcStat(child.pid!, AbortSignal.timeout(5000)))!;
     const owner: OwnerIdentity = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView() };
     owner.start_time = stat.startTime;
-    return { owner, kill: () => (child.kill('SIGKILL'), exited) };
+    return {
+      owner,
+      kill: () => {
+        child.kill('SIGKILL');
+        return exited;
+      },
+    };
   }
 
   it('reads a live process whose pid the journal names, but that started at another time, as dead: the pid was reused', async () => {
     const store = new RunStore(await tempDir());
     const { owner, kill } = await liveProcess();
     try {
-      expect(await alive(subject(owner), store.leases)).toBe(true);
-      expect(await alive(subject({ ...owner, start_time: owner.start_time! - 1 }), store.leases)).toBe(false);
+      expect(await alive(subject(owner), store)).toBe(true);
+      expect(await alive(subject({ ...owner, start_time: owner.start_time! - 1 }), store)).toBe(false);
     } finally {
       await kill();
     }
@@ -91,25 +106,25 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
   it('reads a process killed with kill -9 as dead at once, with no lease to expire', async () => {
     const store = new RunStore(await tempDir());
     const { owner, kill } = await liveProcess();
-    expect(await alive(subject(owner), store.leases)).toBe(true);
+    expect(await alive(subject(owner), store)).toBe(true);
     await kill();
-    expect(await alive(subject(owner), store.leases)).toBe(false);
+    expect(await alive(subject(owner), store)).toBe(false);
   });
 
   it('reads an owner recorded by an older version (no start time, no version, no lease) by its pid on this host', async () => {
     const store = new RunStore(await tempDir());
     const { owner, kill } = await liveProcess();
     const legacy = { pid: owner.pid, host: owner.host, instance: owner.instance };
-    expect(await alive(subject(legacy), store.leases)).toBe(true);
-    for (const pid of [process.pid, 0, -1]) expect(await alive(subject({ ...legacy, pid }), store.leases)).toBe(false);
+    expect(await alive(subject(legacy), store)).toBe(true);
+    for (const pid of [process.pid, 0, -1]) expect(await alive(subject({ ...legacy, pid }), store)).toBe(false);
     await kill();
-    expect(await alive(subject(legacy), store.leases)).toBe(false);
+    expect(await alive(subject(legacy), store)).toBe(false);
   });
 
   it('reads our own pid under an instance that is not ours, started at another time, as a previous life: dead', async () => {
     const store = new RunStore(await tempDir());
-    const self = currentOwner();
-    expect(await alive(subject({ ...self, instance: newInstance(), start_time: self.start_time! - 100 }), store.leases)).toBe(false);
+    const self = new Liveness(store).newOwner();
+    expect(await alive(subject({ ...self, instance: newInstance(), start_time: self.start_time! - 100 }), store)).toBe(false);
   });
 });
 
@@ -124,10 +139,10 @@ describe('alive: a process elsewhere, told by its lease', () => {
       updated_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
     };
     await touchedAgain(path.join(store.rootDir, '.owners', probe.owner.instance));
-    expect(await alive(journal, store.leases, { leaseFreshMs: FRESH_MS })).toBe(true);
+    expect(await alive(journal, store, FRESH_MS)).toBe(true);
     await probe.kill();
     const killedAt = Date.now();
-    await waitFor(async () => !(await alive(journal, store.leases, { leaseFreshMs: FRESH_MS })), 5000);
+    await waitFor(async () => !(await alive(journal, store, FRESH_MS)), 5000);
     // Not before the lease had had its time.
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(FRESH_MS - 2 * TOUCH_MS);
   });
@@ -135,7 +150,7 @@ describe('alive: a process elsewhere, told by its lease', () => {
   it('reads an owner with no lease, or a name that is no instance of ours, as dead', async () => {
     const store = new RunStore(await tempDir());
     for (const instance of [newInstance(), '../../etc/passwd', '']) {
-      expect(await alive(subject({ pid: 4242, host: 'another-machine', instance }), store.leases)).toBe(false);
+      expect(await alive(subject({ pid: 4242, host: 'another-machine', instance }), store)).toBe(false);
     }
   });
 });

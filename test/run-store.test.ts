@@ -9,7 +9,7 @@ import { RunStore, isRunId, newRunId, type RunFolder } from '../src/store/run-st
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from './support/fake-openrouter.js';
 import { startHarness, tempDir } from './support/harness.js';
-import { waitFor, within } from './support/wait.js';
+import { within } from './support/wait.js';
 
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 60 * 60 * 1000);
 const mode = async (file: string) => (await stat(file)).mode & 0o777;
@@ -151,26 +151,6 @@ describe('RunStore: run folders, files and the index', () => {
       ),
     );
     expect(JSON.parse((await folder.read('run.json', 1000))!)).toEqual({ step: 39 });
-  });
-
-  it('puts a file written `after` the files it names in place only once they are there, and not at all if they are not', async () => {
-    const store = new RunStore(await tempDir());
-    const folder = await store.createRun();
-    const staging = path.join(store.rootDir, '.staging');
-    const journal = () => readFile(path.join(folder.dir, 'run.json'), 'utf8');
-    await folder.write('run.json', 'first');
-    let namedThere!: (there: boolean) => void;
-    const second = folder.write('run.json', 'second', { after: new Promise((resolve) => (namedThere = resolve)) });
-    await waitFor(async () => (await readdir(staging)).length === 1);
-    expect(await journal()).toBe('first');
-    namedThere(true);
-    await second;
-    expect(await journal()).toBe('second');
-
-    await folder.write('run.json', 'third', { after: Promise.resolve(false) });
-    await folder.write('run.json', 'fourth', { after: Promise.reject(new Error('final.md: no space left on device')) });
-    expect(await journal()).toBe('second');
-    expect(await readdir(staging)).toEqual([]);
   });
 
   it('flushes a file written piece by piece to the disk once it has its name, when asked to (final.md), as a file written whole', async () => {

@@ -1,4 +1,3 @@
-import diagnostics from 'node:diagnostics_channel';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { Deadline } from '../src/clock.js';
 import { RunHandle } from '../src/run/handle.js';
+import { Run } from '../src/run/run.js';
+import { readProcStat } from '../src/run/proc-stat.js';
+import { RunFolder } from '../src/store/run-store.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
@@ -126,7 +128,12 @@ describe('a call whose budget runs out', () => {
     const final = await getRun(
       harness,
       { run_id: runId },
-      { onprogress: (update) => (updates.push({ ...update, at: Date.now() }), done && afterResult++) },
+      {
+        onprogress: (update) => {
+          updates.push({ ...update, at: Date.now() });
+          if (done) afterResult++;
+        },
+      },
     );
     done = true;
     // The SDK drops a request's progress handler with its result: a notice after it comes here as an error.
@@ -343,25 +350,6 @@ describe('the same request twice at the same moment', () => {
     expect(second.id).toBe(first.id);
     await harness.app.runs.idle();
     expect(requests('at-once/one')).toBe(1);
-  });
-});
-
-describe('a new run', () => {
-  it("has every candidate's request on the wire before start answers: the reply waits for them, not they for it", async () => {
-    const harness = await start(slowThird('on-the-wire', 20));
-    // A first run leaves a connection to the upstream open for each model: the next requests need no connecting.
-    mustStart(await harness.app.service.start({ ...plainRequest(harness), prompt: 'first' }));
-    await harness.app.runs.idle();
-    const sent: unknown[] = [];
-    const onHeaders = (message: unknown) => sent.push(message);
-    diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
-    try {
-      const started = mustStart(await harness.app.service.start(plainRequest(harness)));
-      expect([started.joined, sent.length]).toEqual(['new', 3]);
-    } finally {
-      diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders);
-    }
-    await harness.app.runs.idle();
   });
 });
 
@@ -610,5 +598,82 @@ describe('an interrupted run', () => {
     expect(again).toMatchObject({ run_id: data!.run_id, status: 'complete', joined: 'attached', answer: 'synthesis for last-entry' });
     expect(text).toContain("Warning: The run's last journal entry was never written");
     expect(['one', 'two', 'three', 'synth'].map((name) => requests(`last-entry/${name}`))).toEqual(before);
+  });
+});
+
+describe('an interrupted run under attack', () => {
+  it('is resumed once: a process that reads the journal as the resumer rewrites it follows the live resumer, paying nothing', async () => {
+    const { outputDir, env, data } = await interruptedRun('resumer');
+    await rewriteJournal(data.run_folder!, (journal) => Object.assign(journal, { status: 'running', owner: goneOwner(journal) }));
+    // Another process, alive, has just claimed the run to resume it; its first journal entry lands
+    // between the late process's two reads of run.json.
+    const parent = (await readProcStat(process.ppid, AbortSignal.timeout(5000)))!;
+    const resumer: Owner = { ...(await readJournal(data.run_folder!)).owner, pid: process.ppid, instance: 'live-resumer' };
+    resumer.start_time = parent.startTime;
+    const claims = path.join(outputDir, '.requests', (await readdir(path.join(outputDir, '.requests')))[0]!);
+    const latest = Math.max(...(await readdir(claims)).map((name) => Number.parseInt(name, 10)));
+    const claim = { run_id: data.run_id, owner: resumer, at: new Date().toISOString() };
+    await writeFile(path.join(claims, `${latest + 1}.json`), JSON.stringify(claim));
+    const read = RunFolder.prototype.read;
+    let reads = 0;
+    const spy = vi.spyOn(RunFolder.prototype, 'read').mockImplementation(async function (this: RunFolder, name, maxBytes) {
+      const text = await read.call(this, name, maxBytes);
+      if (name === 'run.json' && ++reads === 1) await rewriteJournal(data.run_folder!, (journal) => (journal.owner = resumer));
+      return text;
+    });
+    try {
+      const late = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '200' }, { outputDir });
+      const { data: seen } = await processPrompt(late, { prompt: 'q' });
+      expect(seen).toMatchObject({ run_id: data.run_id, joined: 'attached', status: 'running' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(['resumer/one', 'resumer/two', 'resumer/three'].map(requests)).toEqual([1, 1, 1]);
+  });
+
+  it('is failed as damaged when its journal names a candidate that is not there: a re-send starts anew and never attaches', async () => {
+    const { outputDir, env, data } = await interruptedRun('corrupt');
+    await rewriteJournal(data.run_folder!, (journal) => (journal.candidates[2]!.index = 7));
+    fake.on('corrupt/three', { answer: 'three', delayMs: 10 });
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const { text: shown } = await getRun(second, { run_id: data.run_id, wait_seconds: 0 });
+    expect(shown).toContain(`run ${data.run_id} is damaged: run.json names candidate 7 in place 3 of 3`);
+    const deadline = Deadline.after(4000);
+    const { data: asked } = await processPrompt(second, { prompt: 'q' });
+    expect(deadline.msLeft()).toBeGreaterThan(0);
+    expect(asked).toMatchObject({ joined: 'new', status: 'complete' });
+    expect(asked!.run_id).not.toBe(data.run_id);
+  });
+
+  it('ends failed, saying why, when its own code throws: it never reads as running for good', async () => {
+    const harness = await start(slowThird('throws', 20));
+    const spy = vi.spyOn(Run.prototype, 'synthesisInputs').mockImplementation(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'index')");
+    });
+    try {
+      const { data } = await processPrompt(harness, { prompt: 'q' });
+      expect(data).toMatchObject({ status: 'failed' });
+      expect(data!.warnings).toContain("the run could not go on: Cannot read properties of undefined (reading 'index')");
+      expect((await readJournal(data!.run_folder!)).status).toBe('failed');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('takes over at once a claim of the request that names no run, though its owner lives', async () => {
+    const outputDir = await tempDir();
+    const env = slowThird('no-run', 20);
+    const first = await start(env, { outputDir });
+    const { data } = await processPrompt(first, { prompt: 'q', fresh: true });
+    const claims = path.join(outputDir, '.requests', (await readdir(path.join(outputDir, '.requests')))[0]!);
+    const latest = Math.max(...(await readdir(claims)).map((name) => Number.parseInt(name, 10)));
+    const claim = { run_id: '2026-01-01T00-00-00.000Z_aaaaaaaa', owner: first.app.runs.owner, at: new Date().toISOString() };
+    await writeFile(path.join(claims, `${latest + 1}.json`), JSON.stringify(claim));
+    const second = await start({ ...env, PARALLEL_LLM_BUDGET_MS: '5000' }, { outputDir });
+    const deadline = Deadline.after(4000);
+    const { data: asked } = await processPrompt(second, { prompt: 'q' });
+    expect(deadline.msLeft()).toBeGreaterThan(0);
+    expect(asked).toMatchObject({ joined: 'new', status: 'complete' });
+    expect(asked!.run_id).not.toBe(data!.run_id);
   });
 });

@@ -140,7 +140,13 @@ function inline(parent: HTMLElement, text: string): HTMLElement {
     else if (bold1 ?? bold2) parent.append(inline(el('strong'), (bold1 ?? bold2)!));
     else if (em1 ?? em2) parent.append(inline(el('em'), (em1 ?? em2)!));
     else if (del) parent.append(inline(el('del'), del));
-    else if (bare) parent.append(link(bare, (node) => (node.append(bare), node)));
+    else if (bare)
+      parent.append(
+        link(bare, (node) => {
+          node.append(bare);
+          return node;
+        }),
+      );
   }
   if (last < text.length) parent.append(text.slice(last));
   return parent;

@@ -30,7 +30,7 @@ export class RunPageView {
       if (made) main.append(made);
     }
     this.root.replaceChildren(main);
-    this.root.querySelectorAll<HTMLElement>('.column .body').forEach((body, i) => (body.scrollTop = scrolls[i] ?? 0));
+    for (const [i, body] of [...this.root.querySelectorAll<HTMLElement>('.column .body')].entries()) body.scrollTop = scrolls[i] ?? 0;
   }
 
   /** A message in place of a run: it cannot be read, or the tool refused. */
@@ -79,7 +79,8 @@ export class RunPageView {
       tab.setAttribute('aria-selected', String(i === index));
       tab.tabIndex = i === index ? 0 : -1;
     });
-    this.root.querySelectorAll<HTMLElement>('.column').forEach((column, i) => column.classList.toggle('selected', i === index));
+    for (const [i, column] of [...this.root.querySelectorAll<HTMLElement>('.column')].entries())
+      column.classList.toggle('selected', i === index);
   }
 }
 

@@ -134,7 +134,7 @@ function socketReach(config: Config, version: string): ReachHost {
 
 /** Loaded only when needed: a server whose runs are the host's never loads the code that runs them. */
 async function loadRunsHere(config: Config, logger: Logger): Promise<RunService> {
-  const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/from-config.js')]);
+  const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/local-runs.js')]);
   const client = OpenRouterClient.fromConfig(config, logger);
   return localRuns(config, client, logger, { release: () => client.close() }).service;
 }

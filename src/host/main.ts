@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { localRuns } from '../run/from-config.js';
+import { localRuns } from '../run/local-runs.js';
 import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
 import { IdleStop } from './idle.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { stateSchema } from '../run/record.js';
-import { startRefusalSchema } from '../run/refusal.js';
+import { startRefusalSchema } from '../run/start-refusal.js';
 import { requestSchema } from '../run/request-schema.js';
 import type { LookupError, RunView } from '../run/service.js';
 

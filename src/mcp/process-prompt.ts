@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { firstLine, refusalResult } from '../present/result.js';
 import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
-import type { StartRefusal } from '../run/refusal.js';
+import type { StartRefusal } from '../run/start-refusal.js';
 import { runRequest } from '../run/request.js';
 import { answerWhenReady, stopOnUserCancel, type ToolContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';

@@ -1,5 +1,5 @@
 import type { WorstCaseRecord } from '../run/record.js';
-import type { StartRefusal } from '../run/refusal.js';
+import type { StartRefusal } from '../run/start-refusal.js';
 import { count } from './words.js';
 
 /**

@@ -3,7 +3,7 @@ import type { StructuredResult } from './output-schema.js';
 import { STATUS } from '../run/status.js';
 import type { Joined } from '../run/service.js';
 import type { RunView } from '../run/service.js';
-import type { StartRefusal } from '../run/refusal.js';
+import type { StartRefusal } from '../run/start-refusal.js';
 import { agreementText } from './agreement.js';
 import { refusalText } from './refusal.js';
 import { shownTexts } from './shown.js';

@@ -6,7 +6,7 @@ import { costRefusalRecord, worstCaseRecord } from './cost-record.js';
 import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
 import type { CostRecord, RunRecord } from './record.js';
-import type { StartRefusal } from './refusal.js';
+import type { StartRefusal } from './start-refusal.js';
 import type { RunRequest } from './request.js';
 import type { StoredRun } from './stored.js';
 

@@ -2,7 +2,7 @@ import type { Prices } from '../openrouter/price-catalog.js';
 import type { CostRefusal } from './ceiling.js';
 import type { WorstCase } from './cost.js';
 import type { WorstCaseRecord } from './record.js';
-import type { StartRefusal } from './refusal.js';
+import type { StartRefusal } from './start-refusal.js';
 
 /** A worst case as run.json and the results keep it, with the age of the prices it rests on. */
 export function worstCaseRecord(worst: WorstCase, prices: Prices): WorstCaseRecord {

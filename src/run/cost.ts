@@ -144,7 +144,9 @@ function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: Pla
     asked(index) ? [{ kind: 'candidate' as const, model, index, promptTokens: shape.inputTokens }] : [],
   );
   if (shape.strategy === 'council' && count >= COUNCIL_MIN_CANDIDATES) {
-    shape.models.forEach((model, index) => answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) }));
+    for (const [index, model] of shape.models.entries()) {
+      answering.push({ kind: 'ranking', model, index, promptTokens: reading(count - 1) });
+    }
   }
   const kind: StepKind = shape.strategy === 'judge' ? 'judge' : 'synthesis';
   // The account of agreement is written within the synthesis's max_tokens, already priced in full; only its instructions lengthen the prompt.

@@ -1,5 +1,4 @@
-import { candidateFile } from './files.js';
-import type { RunJournal } from './journal.js';
+import { candidateFile, type RunJournal } from './journal.js';
 import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
 
 /**
@@ -20,7 +19,7 @@ export class CouncilRecorder {
 
   /** A member ranked the others (its whole reply saved first) or failed to. */
   async ranked(ranker: RankerRecord, reply?: string): Promise<void> {
-    const file = reply === undefined ? undefined : await this.journal.saveReply(candidateFile(ranker, '.ranking.md'), reply);
+    const file = reply === undefined ? undefined : await this.journal.save(candidateFile(ranker, '.ranking.md'), reply);
     this.council().rankings.push(file && ranker.status === 'answered' ? { ...ranker, file } : ranker);
     this.step();
   }
@@ -31,6 +30,7 @@ export class CouncilRecorder {
   }
 
   private council(): CouncilRecord {
-    return (this.record.council ??= { rankings: [] });
+    this.record.council ??= { rankings: [] };
+    return this.record.council;
   }
 }

@@ -1,9 +1,9 @@
 import { err, ok, type Result } from '../result.js';
-import { isRunId } from '../store/run-store.js';
+import { isRunId } from '../store/store.js';
 import type { EarlierRun } from './follow-up.js';
 import { STATUS, type RunRecord, type RunState } from './record.js';
 import type { Run } from './run.js';
-import type { StoredRuns } from './stored-watch.js';
+import type { StoredRuns } from './stored-runs.js';
 import type { StoredRun } from './stored.js';
 
 /** Where an earlier run is found: its folder, or (saving off, or its disk failed) this process's memory. */

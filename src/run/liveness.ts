@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { LEASE_FRESH_MS, type Leases } from '../store/leases.js';
+import type { RunStorage } from '../store/store.js';
 import { DEFAULT_OP_TIMEOUT_MS, withTimeLimit } from '../store/time-limit.js';
 import { packageVersion } from '../version.js';
 import { readOwnKernelView, readProcStat, type KernelView } from './proc-stat.js';
@@ -15,70 +15,74 @@ export interface OwnerIdentity extends Owner, Partial<KernelView> {
   version?: string;
 }
 
-export interface AliveOptions {
-  /** A lease untouched for this long is a process gone. */
-  leaseFreshMs?: number;
-}
-
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
 
-/** The owners made in this process: alive as long as it is. */
-const ours = new Set<string>();
-/** The runs this process is running, by id. */
-const running = new Set<string>();
 /** This process's own view, read once (and undefined for good where there is none). */
 let ownView: { view: KernelView | undefined } | undefined;
 
-const kernelView = (): KernelView | undefined => (ownView ??= { view: readOwnKernelView() }).view;
-
-/** Notes that this process runs `id` until `settled`. */
-export function runningHere(id: string, settled: Promise<void>): void {
-  running.add(id);
-  void settled.then(() => running.delete(id));
-}
-
-/** An owner for runs of this process, as run records and claims name it. */
-export function currentOwner(): OwnerIdentity {
-  const instance = randomBytes(8).toString('hex');
-  ours.add(instance);
-  return { pid: process.pid, host: os.hostname(), instance, ...kernelView(), version: packageVersion() };
-}
-
-/** What this process knows of a run of its own: whether it still runs it; undefined for another process's run. */
-function ownVerdict(subject: { run_id: string; owner: Owner }): boolean | undefined {
-  return ours.has(subject.owner.instance) ? running.has(subject.run_id) : undefined;
+function kernelView(): KernelView | undefined {
+  ownView ??= { view: readOwnKernelView() };
+  return ownView.view;
 }
 
 /**
- * Whether the process that owns a running run is alive, never judged by the age of the run's
- * journal (a model may be silent for an hour). A run of this process: whether it still runs
- * it. A process of this kernel and PID namespace: the kernel tells, by its pid and its start
- * time (a pid reused by another process is not alive; our own pid under another instance is a
- * previous life of it). One recorded by an older version on this host: by its pid. Any other
- * (another machine sharing the folder, another container, a system without /proc): alive
- * while its lease is fresh. A lease that cannot be read is taken for alive: taking a live run
- * over would pay for it twice.
+ * Tells whether the process that owns a run or a claim is alive, never by the age of the run's
+ * journal (a model may be silent for an hour). One per process's runs: it knows the owners it
+ * made and the runs it runs; any other owner is asked of the kernel or of the store's leases.
  */
-export async function alive(subject: { run_id: string; owner: Owner }, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
-  return ownVerdict(subject) ?? processAlive(subject.owner, leases, options);
-}
+export class Liveness {
+  /** The owners made here: alive as long as this process is. */
+  private readonly ours = new Set<string>();
+  /** The runs run here, by id. */
+  private readonly running = new Set<string>();
 
-/**
- * Whether the process `owner` names is alive, whatever it runs: this very process is; any other
- * is asked as `alive` asks. A claim's holder is judged so: between its claim and its run's
- * start it runs nothing yet, and is not dead for that.
- */
-export async function processAlive(owner: OwnerIdentity, leases: Leases, options: AliveOptions = {}): Promise<boolean> {
-  if (ours.has(owner.instance)) return true;
-  if (sameKernelView(owner)) {
-    const reading = withTimeLimit(DEFAULT_OP_TIMEOUT_MS, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
-    const stat = await reading.catch(() => null);
-    // null: /proc could not be read, so the lease tells.
-    if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
+  constructor(
+    private readonly store: Pick<RunStorage, 'leaseFresh'> | undefined,
+    /** A lease untouched for this long is a process gone; undefined: the store's own limit. */
+    private readonly leaseFreshMs?: number,
+  ) {}
+
+  /** An owner for runs of this process, as run records and claims name it. */
+  newOwner(): OwnerIdentity {
+    const instance = randomBytes(8).toString('hex');
+    this.ours.add(instance);
+    return { pid: process.pid, host: os.hostname(), instance, ...kernelView(), version: packageVersion() };
   }
-  if (owner.version === undefined && owner.host === os.hostname()) return pidExists(owner.pid);
-  return leases.fresh(owner.instance, options.leaseFreshMs ?? LEASE_FRESH_MS).catch(() => true);
+
+  /** Notes that this process runs `id` until `settled`. */
+  runningHere(id: string, settled: Promise<void>): void {
+    this.running.add(id);
+    void settled.then(() => this.running.delete(id));
+  }
+
+  /**
+   * Whether the process that owns a running run is alive. A run of ours: whether we still run
+   * it. Any other: as `processAlive` tells.
+   */
+  async alive(subject: { run_id: string; owner: Owner }): Promise<boolean> {
+    return this.ours.has(subject.owner.instance) ? this.running.has(subject.run_id) : this.processAlive(subject.owner);
+  }
+
+  /**
+   * Whether the process `owner` names is alive, whatever it runs. This very process is. One of
+   * this kernel and PID namespace: the kernel tells, by its pid and its start time (a pid reused
+   * by another process is not alive). One recorded by an older version on this host: by its pid.
+   * Any other (another machine sharing the store, another container, a system without /proc):
+   * alive while its lease is fresh; a lease that cannot be read is taken for alive, since taking
+   * a live run over would pay for it twice.
+   */
+  async processAlive(owner: OwnerIdentity): Promise<boolean> {
+    if (this.ours.has(owner.instance)) return true;
+    if (sameKernelView(owner)) {
+      const reading = withTimeLimit(DEFAULT_OP_TIMEOUT_MS, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
+      const stat = await reading.catch(() => null);
+      // null: /proc could not be read, so the lease tells.
+      if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
+    }
+    if (owner.version === undefined && owner.host === os.hostname()) return pidExists(owner.pid);
+    return this.store ? this.store.leaseFresh(owner.instance, this.leaseFreshMs) : false;
+  }
 }
 
 /**

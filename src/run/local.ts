@@ -1,7 +1,6 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import { err, ok, type Result } from '../result.js';
-import { isRunId, type RunStore } from '../store/run-store.js';
+import { isRunId, type RunStorage } from '../store/store.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
@@ -31,7 +30,7 @@ const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,
-    private readonly store: RunStore | undefined,
+    private readonly store: RunStorage | undefined,
     readonly notice: string | undefined = undefined,
     /** What else closing lets go of (the upstream client's connections). */
     private readonly release: () => Promise<void> = async () => undefined,
@@ -41,9 +40,6 @@ export class LocalRunService implements RunService {
     const started = await this.runs.start(request, options);
     if ('refused' in started) return started;
     const { run, joined } = started;
-    // A new run's requests go out (on connections already open) before its reply is made: the
-    // caller needs nothing from the reply sooner than the upstream answers (bench/RESULTS.md).
-    if (joined !== 'attached') await nextTurn();
     if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }

@@ -1,7 +1,8 @@
 import type { Completion } from '../openrouter/client.js';
 import type { EarlierRun } from './follow-up.js';
 import type { CandidateRecord, CostRecord, ModelError, Owner, RunRecord } from './record.js';
-import type { RunFiles } from './files.js';
+import type { Logger } from 'pino';
+import type { RunPlace } from '../store/store.js';
 import type { RunRequest } from './request.js';
 
 export interface NewRun {
@@ -9,7 +10,9 @@ export interface NewRun {
   key: string;
   request: RunRequest;
   owner: Owner;
-  files: RunFiles | undefined;
+  /** Where the run is kept; undefined when runs are not saved (or its place could not be made). */
+  place: RunPlace | undefined;
+  log: Logger;
   /** What the record keeps of the prompt: the key is never written to a file, even if pasted into one. */
   redact: (text: string) => string;
   /** A run taken over after an interruption: its record and the answers saved on disk. */
@@ -81,7 +84,7 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
 /** A candidate that has answered or failed. */
 export type SettledCandidate = Extract<CandidateRecord, { status: 'answered' | 'failed' }>;
 
-/** A candidate that answered; its files are named once they are on disk (`nameFiles`). */
+/** A candidate that answered; its files are named once they are kept. */
 export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): SettledCandidate {
   return {
     index: candidate.index,
@@ -96,7 +99,7 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
   };
 }
 
-/** A candidate that failed; the file of its reasoning, if any, is named once it is on disk (`nameFiles`). */
+/** A candidate that failed; the file of its reasoning, if any, is named once it is kept. */
 export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): SettledCandidate {
   return {
     index: candidate.index,
@@ -105,10 +108,4 @@ export function failedCandidate(candidate: CandidateRecord, error: ModelError, m
     ...(ms === undefined ? {} : { ms }),
     error,
   };
-}
-
-/** Names a candidate's files, once they are on disk. */
-export function nameFiles(candidate: SettledCandidate, saved: { file?: string; reasoningFile?: string }): void {
-  if (saved.file && candidate.status === 'answered') candidate.file = saved.file;
-  if (saved.reasoningFile) candidate.reasoning_file = saved.reasoningFile;
 }

@@ -4,7 +4,6 @@ import type { ChatRequest, Completion } from '../openrouter/client.js';
 import { followUpMessages, followUpProblem, ownEarlierAnswers } from './follow-up.js';
 import type { RunStatus } from './record.js';
 import type { Run } from './run.js';
-import type { IndexedAnswer } from './strategies/anonymise.js';
 import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './steps/context.js';
 import { councilStep } from './steps/council.js';
 import { synthesizeStep } from './steps/final.js';
@@ -21,20 +20,15 @@ export async function execute(run: Run, deps: RunDeps): Promise<void> {
     { phase: 'fan-out', models: run.request.models, strategy: run.request.strategy, waiting: run.waitingCandidates().length },
     'asking candidates',
   );
-  const { saved } = await askCandidates(run, deps, log);
-  const status = await lastSteps(run, deps, log, saved);
-  await saved;
+  await askCandidates(run, deps, log);
+  const status = await lastSteps(run, deps, log);
   await run.finish(status);
   const { elapsed_ms, totals } = run.state();
   log.info({ phase: 'done', status, ms: elapsed_ms, cost: totals.cost, tokens: totals.total_tokens }, 'run finished');
 }
 
-/**
- * Asks every waiting candidate; resolves once each has answered or failed, to a promise that
- * settles once each one's files are on disk and named in its record (the last step need not
- * wait for them).
- */
-async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<{ saved: Promise<void> }> {
+/** Asks every waiting candidate; resolves once each has answered or failed, its files kept and named in its record. */
+async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void> {
   const waiting = run.waitingCandidates();
   const models = waiting.map((index) => run.request.models[index]!);
   const recorded: Array<Promise<void>> = [];
@@ -60,7 +54,7 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<{ sa
     onSettled: (settled) => void recorded.push(record(settled)),
   });
   await Promise.all(calls);
-  return { saved: Promise.all(recorded).then(() => undefined) };
+  await Promise.all(recorded);
 }
 
 /** Answers shorter than this are always held whole. */
@@ -75,19 +69,12 @@ function keptOfEach(keepChars: number, models: number): number {
   return Math.max(MIN_KEPT_CHARS, Math.ceil(keepChars / models));
 }
 
-/**
- * The strategy's steps once every candidate has answered or failed. A trimmed answer's marker
- * names its file, so answers that may be trimmed wait for their files (`saved`) first.
- */
-async function lastSteps(run: Run, deps: RunDeps, log: Logger, saved: Promise<void>): Promise<RunStatus> {
+/** The strategy's steps once every candidate has answered or failed. */
+async function lastSteps(run: Run, deps: RunDeps, log: Logger): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
   if (stopped) return stopped;
   const problem = run.earlier ? followUpProblem(run.earlier, run.request.prompt) : run.request.prompt;
-  let inputs = run.synthesisInputs();
-  if (mayBeTrimmed(problem, inputs, deps.synthesisMaxChars)) {
-    await saved;
-    inputs = run.synthesisInputs();
-  }
+  const inputs = run.synthesisInputs();
   const { answers, reasonings } = inputs;
   if (answers.length === 0) {
     run.synthesisSkipped('no candidate answered, so there was nothing to synthesize');
@@ -102,22 +89,6 @@ async function lastSteps(run: Run, deps: RunDeps, log: Logger, saved: Promise<vo
     case 'synthesize':
       return synthesizeStep(context);
   }
-}
-
-/** Room enough for any strategy's prompt around the answers: its instructions, and a heading per answer. */
-const FRAME_CHARS = 16 * 1024;
-const FRAME_CHARS_PER_ANSWER = 512;
-
-/** Whether a prompt over these inputs could have to shorten one: one held only in part, or all of them too long together. */
-function mayBeTrimmed(
-  problem: string,
-  { answers, reasonings }: { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] },
-  maxChars: number,
-): boolean {
-  const all = [...answers, ...reasonings];
-  if (all.some((input) => (input.chars ?? input.content.length) > input.content.length)) return true;
-  const chars = all.reduce((sum, input) => sum + input.content.length + FRAME_CHARS_PER_ANSWER, problem.length + FRAME_CHARS);
-  return chars > maxChars;
 }
 
 /** What each candidate is sent: the prompt, or for a follow-up its conversation so far and then the prompt. */

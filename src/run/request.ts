@@ -1,3 +1,4 @@
+import { API_KEY_SHAPE } from '../api-key.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { ReasoningEffort } from '../openrouter/chat-body.js';
@@ -64,4 +65,13 @@ export function runRequest(prompt: string, settings: CallSettings, config: Confi
     ...((settings.agreement ?? config.agreement) ? {} : { agreement: false as const }),
     ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
   };
+}
+
+/** A key pasted where a model id belongs would be written to the journal, file names and logs: refused. */
+export function refuseKeyAsModel(request: RunRequest, redact: (text: string) => string): void {
+  if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || redact(id) !== id)) {
+    throw new TypeError(
+      'a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model',
+    );
+  }
 }

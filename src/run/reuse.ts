@@ -1,12 +1,12 @@
-import type { Claim } from '../store/claims.js';
-import type { RunStore } from '../store/run-store.js';
-import { processAlive } from './liveness.js';
+import type { Claim, RunStorage } from '../store/store.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { StoredRun } from './stored.js';
-import type { StoredRuns } from './stored-watch.js';
+import type { StoredRuns } from './stored-runs.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
 export const REUSE_MS = 10 * 60 * 1000;
+/** How long a claimant has to write its run's first journal entry, its run's folder made. */
+export const FOLLOW_MS = 10_000;
 /** A stopped run older than this is asked anew rather than resumed. */
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 
@@ -30,19 +30,28 @@ export async function judge(
   latest: Claim | undefined,
   key: string,
   runs: StoredRuns,
-  store: RunStore,
+  store: RunStorage,
   version: string | undefined,
 ): Promise<Verdict> {
   if (!latest) return { fresh: true };
   const claimant = latest.owner as Owner;
   const opened = await runs.read(latest.run_id);
-  if (!opened.ok)
-    return opened.error.kind === 'not_found' && (await processAlive(claimant, store.leases)) ? { follow: true } : { fresh: true };
+  // No run there (yet): followed only while its claimant, alive, is making it; a damaged one cannot go on.
+  if (!opened.ok) {
+    const made = opened.error.kind === 'not_found' && (await starting(latest, store));
+    return made && (await runs.liveness.processAlive(claimant)) ? { follow: true } : { fresh: true };
+  }
   const record = opened.value.effective();
   if (record.request_key !== key) return { fresh: true };
   // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
-  if (record.owner.instance !== claimant.instance && (await processAlive(claimant, store.leases))) return { follow: true };
+  if (record.owner.instance !== claimant.instance && (await runs.liveness.processAlive(claimant))) return { follow: true };
   if (reusable(record)) return { follow: true };
   const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
   return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
+}
+
+/** Whether a claim's run is being started: its folder is there (made before the claim), its first journal entry moments away. */
+async function starting(claim: Claim, store: RunStorage): Promise<boolean> {
+  if (!(Date.now() - Date.parse(claim.at) <= FOLLOW_MS)) return false;
+  return (await store.openRun(claim.run_id).catch(() => undefined)) !== undefined;
 }

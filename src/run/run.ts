@@ -8,8 +8,7 @@ import { lastStepInputs } from './last-step-inputs.js';
 import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
 import type { EarlierRun } from './follow-up.js';
-import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun } from './new-record.js';
-import { SettlingCandidates } from './settling.js';
+import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun, type SettledCandidate } from './new-record.js';
 import {
   stateOf,
   type ModelError,
@@ -27,10 +26,9 @@ import type { RunTexts } from './view.js';
  * One run: the owner of its state, its journal and its waiters. It goes on until every
  * candidate has answered or failed and the synthesis is done, whatever happens to the calls
  * that wait on it; only `cancel` (an explicit stop) or `interrupt` (its process ending) ends it
- * early. Each step is on disk before waiters hear of it: an answer's file before the record
- * names it (the last step need not wait for it: settling.ts), the last journal entry before the
- * run settles. The orchestration that drives it is in orchestrate.ts, its files and journal in
- * journal.ts, a council's rankings in council-record.ts.
+ * early. Each step is kept before waiters hear of it: an answer's file before the record names
+ * it, the last journal entry before the run settles. The orchestration that drives it is in
+ * orchestrate.ts, what it keeps in journal.ts, a council's rankings in council-record.ts.
  */
 export class Run {
   readonly id: string;
@@ -53,8 +51,6 @@ export class Run {
   readonly settled: Promise<void>;
   private finished!: () => void;
   private savedWhole = false;
-  /** Candidates that have answered or failed, their files still being saved. */
-  private readonly settling: SettlingCandidates;
   /** Its end is on disk (or the disk refused it): until then, the run reads as running, whatever its record says. */
   private ended = false;
 
@@ -65,8 +61,7 @@ export class Run {
     this.earlier = init.earlier;
     this.answers = init.resumed?.answers ?? new Map();
     this.record = init.resumed ? resumedRecord(init.resumed.record, init.owner, init.cost) : freshRecord(init);
-    this.journal = new RunJournal(this.record, init.files);
-    this.settling = new SettlingCandidates(this.record.candidates, () => this.step());
+    this.journal = new RunJournal(this.record, init.place, (message) => this.warn(message), init.log);
     this.council = new CouncilRecorder(this.record, this.journal, () => this.step());
     this.settled = new Promise((resolve) => (this.finished = resolve));
   }
@@ -125,7 +120,7 @@ export class Run {
 
   /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
   started(): Promise<boolean> {
-    return this.journal.save();
+    return this.journal.saveRecord();
   }
 
   /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
@@ -138,7 +133,7 @@ export class Run {
    * reasoning of a model that gave reasoning but no answer (labelled so), since that is all it said.
    */
   synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
-    return lastStepInputs(this.settling.now(), this.answers, this.reasonings, (file) => this.journal.path(file));
+    return lastStepInputs(this.record.candidates, this.answers, this.reasonings, (file) => this.journal.path(file));
   }
 
   /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */
@@ -146,19 +141,15 @@ export class Run {
     return this.journal.answerSink(index, keepChars);
   }
 
-  /**
-   * A candidate answered: at once, its answer (or its start) is kept and the last step may read it;
-   * the record says it answered, naming its files, once they are whole on disk (the journal never
-   * counts an answer whose file is not there).
-   */
-  answered(index: number, completion: Completion, ms: number): Promise<void> {
+  /** A candidate answered: its answer is held at once, and the record names its files once they are kept. */
+  async answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
-    const files = Promise.all([this.journal.answerWhole(index), this.journal.saveReasoning(index, completion.reasoning)]);
-    return this.settling.settle(
-      index,
-      answeredCandidate(this.record.candidates[index]!, completion, ms),
-      files.then(([file, reasoningFile]) => ({ file, reasoningFile })),
-    );
+    const candidate = answeredCandidate(this.record.candidates[index]!, completion, ms);
+    const [file, reasoningFile] = await Promise.all([
+      this.journal.answerWhole(index),
+      this.journal.saveReasoning(index, completion.reasoning),
+    ]);
+    this.settle(index, candidate, { file, reasoningFile });
   }
 
   /** Its process is ending: the candidate stays waiting, for the process that resumes the run, and its partial file goes. */
@@ -167,30 +158,34 @@ export class Run {
   }
 
   /**
-   * A candidate failed (settled as `answered` is). Reasoning it sent without an answer is kept in
-   * the folder, and goes to the synthesizer in place of an answer unless max_tokens cut it short:
-   * a cut-off thought is no answer.
+   * A candidate failed. Reasoning it sent without an answer is kept in the folder, and goes to
+   * the synthesizer in place of an answer unless max_tokens cut it short: a cut-off thought is no answer.
    */
-  failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
+  async failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
     if (reasoning && error.kind !== 'truncated') this.reasonings.set(index, reasoning);
     this.journal.answerDropped(index);
-    const files = this.journal.saveReasoning(index, reasoning).then((reasoningFile) => ({ reasoningFile }));
-    return this.settling.settle(index, failedCandidate(this.record.candidates[index]!, error, ms), files);
+    const reasoningFile = await this.journal.saveReasoning(index, reasoning);
+    this.settle(index, failedCandidate(this.record.candidates[index]!, error, ms), { reasoningFile });
+  }
+
+  private settle(index: number, candidate: SettledCandidate, files: { file?: string; reasoningFile?: string }): void {
+    if (files.file && candidate.status === 'answered') candidate.file = files.file;
+    if (files.reasoningFile) candidate.reasoning_file = files.reasoningFile;
+    this.record.candidates[index] = candidate;
+    this.step();
   }
 
   synthesizing(model: string, promptChars: number, trimmed: RunRecord['synthesis']['trimmed']): void {
-    this.journal.openSynthesis();
     Object.assign(this.record.synthesis, { status: 'running', model, prompt_chars: promptChars, trimmed });
-    for (const candidate of this.settling.now()) {
+    for (const candidate of this.record.candidates) {
       if (candidate.status === 'failed' && this.reasonings.has(candidate.index - 1)) candidate.reasoning_to_synthesis = true;
     }
-    // A candidate's files still being saved: its step, moments away, journals this one too.
-    if (!this.settling.saving) this.step();
+    this.step();
   }
 
   /**
-   * A synthesizer answered (its files are saved from now on; the last journal entry names them once
-   * they are on disk) or failed. A judge's final answer is the chosen one with its fixes, its whole
+   * A synthesizer answered (its files are kept from now on; the last journal entry names them once
+   * they are kept) or failed. A judge's final answer is the chosen one with its fixes, its whole
    * reply saved beside it.
    */
   synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion, judged?: { answer: string; verdict: VerdictRecord }): void {
@@ -230,14 +225,21 @@ export class Run {
     record.status = status;
     record.finished_at = new Date().toISOString();
     record.elapsed_ms = Math.round(monotonicNow() - this.startedAt);
-    // With a synthesis, the candidates' texts are on disk and no longer shown: let them go. Without, final.md made for it goes.
+    // With a synthesis, the candidates' texts are on disk and no longer shown: let them go.
     if (this.answer !== undefined) this.answers.clear();
-    else await this.journal.dropSynthesis();
     this.reasonings.clear();
     this.savedWhole = (await this.journal.saveLast()) && this.journal.textsNamed(this.answer !== undefined);
     this.ended = true;
     this.changes.notify();
     this.finished();
+  }
+
+  /** A fault in the run's own code: it ends failed, saying why, rather than reading as running for good. */
+  async abandon(reason: string): Promise<void> {
+    if (this.ended) return;
+    this.stopper.stop('cancelled', reason);
+    this.warn(reason);
+    await this.finish('failed');
   }
 
   /** Once a journal the disk refused has caught up: whether the run is now whole on disk. */
@@ -251,9 +253,9 @@ export class Run {
     if (!this.record.warnings.includes(message)) this.record.warnings.push(message);
   }
 
-  /** A step: its files are on disk; the journal is rewritten (in the background, coalesced) and waiters wake. */
+  /** A step: its files are kept; the journal is rewritten (in the background) and waiters wake. */
   private step(): void {
-    void this.journal.save();
+    void this.journal.saveRecord();
     this.changes.notify();
   }
 }

@@ -1,22 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { API_KEY_SHAPE } from '../api-key.js';
 import { ok } from '../result.js';
-import { LeaseKeeper } from '../store/leases.js';
-import type { RunStore } from '../store/run-store.js';
+import type { Lease, RunStorage } from '../store/store.js';
 import { admitter, type AdmissionDeps, type AdmittedResume } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
 import { buildRun, type RunMaking } from './build-run.js';
-import { currentOwner, runningHere, type OwnerIdentity } from './liveness.js';
+import { Liveness, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
 import { STATUS } from './record.js';
-import type { StartRefusal } from './refusal.js';
+import type { StartRefusal } from './start-refusal.js';
 import { REUSE_MS, reusable } from './reuse.js';
-import { requestKey, type RunRequest } from './request.js';
-import { Run } from './run.js';
+import { refuseKeyAsModel, requestKey, type RunRequest } from './request.js';
+import type { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
-import { StoredRuns } from './stored-watch.js';
+import { StoredRuns } from './stored-runs.js';
 import type { StoredRun } from './stored.js';
 
 /** How long a process stays for a journal the disk keeps refusing. */
@@ -25,7 +23,7 @@ const CATCH_UP_MS = 60 * 60 * 1000;
 export interface RunsOptions {
   deps: RunDeps;
   /** Undefined when saving is off: runs then live in this process only. */
-  store: RunStore | undefined;
+  store: RunStorage | undefined;
   /** Who is asked, and with which key (a hash of it): the same prompt sent elsewhere, or paid by another key, is another request. */
   upstream: string;
   logger: Logger;
@@ -39,39 +37,48 @@ export interface RunsOptions {
 export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
 
 /**
+ * Where a run of this process stands: running; ended with its journal still catching up with a
+ * disk that refused it; ended and held in memory (not whole on disk) while it may be reused;
+ * ended and whole on disk, where it is found (only its id and request are remembered here).
+ */
+type Phase = 'running' | 'catching_up' | 'held' | 'on_disk';
+
+interface Entry {
+  key: string;
+  phase: Phase;
+  /** Let go once the run is whole on disk. */
+  run: Run | undefined;
+}
+
+/**
  * Every run this process executes: it starts runs, returns the same run for the same request
  * rather than billing twice, and takes over (resumes) stopped and interrupted ones, asking only
  * the models that have no saved answer. Runs of other processes are found through `stored`.
  */
 export class Runs {
   readonly owner: OwnerIdentity;
+  readonly liveness: Liveness;
   readonly stored: StoredRuns | undefined;
-  /** This process's runs while they run, and after as long as they are not whole on disk. */
-  private readonly live = new Map<string, Run>();
-  /** Runs that have not settled yet: shutdown waits for them. */
-  private readonly unsettled = new Set<Run>();
-  /** Runs that have settled while the disk refused their journal: it is tried again until it lands. */
-  private readonly catchingUp = new Set<Run>();
-  /** This process's latest run of each request, for as long as a finished run may be reused. */
-  private readonly latestByKey = new Map<string, string>();
+  /** This process's runs, one entry each, kept while a finished run may be reused; the latest of a request last. */
+  private readonly entries = new Map<string, Entry>();
   /** Requests being looked up or started right now, by key. */
   private readonly starting = new Map<string, Promise<Start>>();
   private readonly startListeners = new Set<() => void>();
-
   /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
-  private readonly lease: LeaseKeeper | undefined;
+  private readonly lease: Lease | undefined;
   private readonly admit: ReturnType<typeof admitter>;
 
   constructor(private readonly options: RunsOptions) {
-    this.owner = currentOwner();
-    this.stored = options.store && new StoredRuns(options.store);
-    this.lease = options.store && new LeaseKeeper(options.store.leases, this.owner.instance);
-    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.live.get(id) }, options.deps.keepChars);
+    this.liveness = new Liveness(options.store);
+    this.owner = this.liveness.newOwner();
+    this.stored = options.store && new StoredRuns(options.store, this.liveness);
+    this.lease = options.store?.lease(this.owner.instance);
+    this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.liveRun(id) }, options.deps.keepChars);
   }
 
   /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
   get running(): number {
-    return this.unsettled.size + this.catchingUp.size;
+    return [...this.entries.values()].filter((entry) => entry.phase === 'running' || entry.phase === 'catching_up').length;
   }
 
   /**
@@ -80,12 +87,7 @@ export class Runs {
    * and is never refused.
    */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
-    // A key pasted where a model id belongs would be written to the journal, file names and logs.
-    if ([...request.models, ...request.synthesizers].some((id) => API_KEY_SHAPE.test(id) || this.options.redact(id) !== id)) {
-      throw new TypeError(
-        'a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model',
-      );
-    }
+    refuseKeyAsModel(request, this.options.redact);
     const key = requestKey(request, this.options.upstream);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = fresh ? undefined : this.starting.get(key);
@@ -104,12 +106,11 @@ export class Runs {
 
   /** This process's run by id, while it is in memory. */
   liveRun(id: string): Run | undefined {
-    return this.live.get(id);
+    return this.entries.get(id)?.run;
   }
 
-  /** The ids of this process's runs in memory. */
   liveIds(): string[] {
-    return [...this.live.keys()];
+    return [...this.entries].flatMap(([id, entry]) => (entry.run ? [id] : []));
   }
 
   onStart(listener: () => void): void {
@@ -118,19 +119,20 @@ export class Runs {
 
   /** Its process is ending: every running run stops and is journaled as interrupted, for a later process to resume. */
   async interruptAll(reason = 'the process running it stopped'): Promise<void> {
-    for (const run of this.live.values()) run.interrupt(reason);
+    for (const entry of this.entries.values()) entry.run?.interrupt(reason);
     await this.idle();
     await this.releaseLease();
   }
 
-  /** Its process is ending with no run left: its lease goes now, not once it has lingered (see LeaseKeeper). */
+  /** Its process is ending with no run left: its lease goes now, not once it has lingered. */
   async releaseLease(): Promise<void> {
     await this.lease?.stop();
   }
 
   /** Settles when every run of this process has finished and written its journal. */
   async idle(): Promise<void> {
-    while (this.unsettled.size > 0) await Promise.all([...this.unsettled].map((run) => run.settled));
+    const running = () => [...this.entries.values()].filter((entry) => entry.phase === 'running');
+    while (running().length > 0) await Promise.all(running().map((entry) => entry.run?.settled));
   }
 
   /**
@@ -144,7 +146,7 @@ export class Runs {
     const mine = fresh ? undefined : await this.mine(key);
     if (mine) return { run: mine, joined: 'attached' };
     const { store, logger } = this.options;
-    const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.live.get(id) };
+    const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.liveRun(id) };
     const admitting = {
       fresh: () => this.admit.fresh(request, ceilingUsd),
       resume: (stopped: StoredRun) => this.admit.resume(request, ceilingUsd, stopped),
@@ -161,7 +163,8 @@ export class Runs {
     // Started under a claim, or (no claim to be had) here all the same.
     const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh();
     if (!admitted.ok) return { refused: admitted.error };
-    return { run: { live: this.launch(buildRun(this.making(), request, key, admitted.value, { id: claimed?.start })) }, joined: 'new' };
+    const run = await buildRun(this.making(), request, key, admitted.value, claimed && { id: claimed.start, place: claimed.place });
+    return { run: { live: this.launch(run) }, joined: 'new' };
   }
 
   /**
@@ -170,8 +173,8 @@ export class Runs {
    * one is waited for, to be taken over through the claims.
    */
   private async mine(key: string): Promise<Found | undefined> {
-    const id = this.latestByKey.get(key);
-    const run = id ? this.live.get(id) : undefined;
+    const [id, entry] = [...this.entries].findLast(([, entry]) => entry.key === key) ?? [];
+    const run = entry?.run;
     if (run && !run.stopping && reusable(run.state())) return { live: run };
     if (run) {
       if (run.stopping || STATUS[run.status].resumable) await run.settled;
@@ -185,11 +188,11 @@ export class Runs {
    * Takes over a stopped run, its claim won: only the models with no saved answer (or none
    * that can be read back) are asked again. Its admission read what it saved (admission.ts).
    */
-  private resume(stored: StoredRun, request: RunRequest, admitted: AdmittedResume): Start {
+  private async resume(stored: StoredRun, request: RunRequest, admitted: AdmittedResume): Promise<Start> {
     const saved = admitted.resumed;
-    const run = buildRun(this.making(), request, saved.record.request_key, admitted, {
+    const run = await buildRun(this.making(), request, saved.record.request_key, admitted, {
       id: saved.record.run_id,
-      folder: Promise.resolve(stored.folder),
+      place: stored.folder,
       resumed: saved,
     });
     this.options.logger.info({ run: run.id, was: saved.record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
@@ -203,46 +206,45 @@ export class Runs {
 
   /** Starts the run and remembers it for its request while it runs and a while after. */
   private launch(run: Run): Run {
-    this.live.set(run.id, run);
+    const entry: Entry = { key: run.key, phase: 'running', run };
+    // Re-entered, so that the latest run of a request is the last entry.
+    this.entries.delete(run.id);
+    this.entries.set(run.id, entry);
     this.stored?.forget(run.id);
-    this.unsettled.add(run);
-    runningHere(run.id, run.settled);
+    this.liveness.runningHere(run.id, run.settled);
     this.lease?.hold(run.settled);
-    this.latestByKey.set(run.key, run.id);
     void run.started();
     void execute(run, this.options.deps).catch((error: unknown) => {
       this.options.logger.error({ err: error, run: run.id }, 'a run failed unexpectedly');
+      return run.abandon(`the run could not go on: ${(error as Error).message}`);
     });
-    // A run whole on disk is found there once it ends; one that is not (saving off, or the disk
-    // failed it) lives here while it can be reused.
-    void run.settled.then(async () => {
-      this.unsettled.delete(run);
-      this.forgetLater(run.id, run.key);
-      if (!run.onDisk && this.options.store) await this.catchUp(run);
-      if (!run.onDisk) return;
-      this.live.delete(run.id);
-      this.stored?.forget(run.id);
-    });
+    void run.settled.then(() => this.ended(run.id, entry));
     for (const listener of this.startListeners) listener();
     return run;
   }
 
-  /** A run whose end the disk refused: held here, and its process kept, until its journal has caught up (within a limit). */
-  private async catchUp(run: Run): Promise<void> {
-    this.catchingUp.add(run);
-    const limit = new AbortController();
-    await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
-    limit.abort();
-    this.catchingUp.delete(run);
+  /**
+   * A run whole on disk is found there once it ends; one that is not (saving off, or the disk
+   * failed it) is held here while it can be reused, its journal tried again meanwhile.
+   */
+  private async ended(id: string, entry: Entry): Promise<void> {
+    this.forgetLater(id, entry);
+    const run = entry.run!;
+    if (!run.onDisk && this.options.store) {
+      // Its end refused by the disk: held, and its process kept, until its journal has caught up (within a limit).
+      entry.phase = 'catching_up';
+      const limit = new AbortController();
+      await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
+      limit.abort();
+    }
+    entry.phase = run.onDisk ? 'on_disk' : 'held';
+    if (!run.onDisk) return;
+    entry.run = undefined;
+    this.stored?.forget(id);
   }
 
-  /** Its own function, so that the timer's closure holds the id and key, and not the run (as a closure in `launch` would). */
-  private forgetLater(id: string, key: string): void {
-    setTimeout(() => this.forget(id, key), REUSE_MS).unref();
-  }
-
-  private forget(id: string, key: string): void {
-    this.live.delete(id);
-    if (this.latestByKey.get(key) === id) this.latestByKey.delete(key);
+  /** Its own function, so that the timer's closure holds the entry, and not the run (as a closure in `launch` would). */
+  private forgetLater(id: string, entry: Entry): void {
+    setTimeout(() => this.entries.get(id) === entry && this.entries.delete(id), REUSE_MS).unref();
   }
 }

@@ -1,6 +1,6 @@
 import type { Result } from '../result.js';
 import type { RunState } from './record.js';
-import type { StartRefusal } from './refusal.js';
+import type { StartRefusal } from './start-refusal.js';
 import type { RunRequest } from './request.js';
 
 /** How a request met its run: a new one, one already there (nothing paid again), or a stopped one taken over. */

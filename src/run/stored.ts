@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../result.js';
-import type { RunFolder, RunStore, StoreError } from '../store/run-store.js';
-import { candidateFile } from './files.js';
-import { alive } from './liveness.js';
+import type { RunPlace, RunStorage } from '../store/store.js';
+import { candidateFile } from './journal.js';
+import type { Liveness } from './liveness.js';
 import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
 import type { RunTexts } from './view.js';
 import type { LookupError } from './service.js';
@@ -13,12 +13,12 @@ const LAST_ENTRY_LOST =
   "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
 /** A run's journal read back: the record, or why it cannot be trusted. */
-export async function readRecord(folder: RunFolder, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
+export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
   let text: string | undefined;
   try {
     text = await folder.read('run.json', maxBytes);
   } catch (error) {
-    if ((error as StoreError).code === 'ERR_STORE_TOO_LARGE')
+    if ((error as { code?: string }).code === 'ERR_STORE_TOO_LARGE')
       return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
     return err(damaged(folder.name, `run.json cannot be read: ${(error as Error).message}`));
   }
@@ -42,7 +42,17 @@ export function parseRecord(id: string, text: string): Result<RunRecord, LookupE
       ),
     );
   if (parsed.data.run_id !== id) return err(damaged(id, `run.json names another run (${parsed.data.run_id.slice(0, 40)})`));
-  return ok(parsed.data);
+  const unfit = unfitCandidates(parsed.data);
+  return unfit ? err(damaged(id, unfit)) : ok(parsed.data);
+}
+
+/** Why the candidates cannot be the run's models, one each in order, which resuming and showing them rely on. */
+function unfitCandidates({ candidates, settings }: RunRecord): string | undefined {
+  const { length } = settings.models;
+  if (candidates.length !== length) return `run.json has ${candidates.length} candidates for ${length} models`;
+  const place = candidates.findIndex((candidate, i) => candidate.index !== i + 1);
+  if (place >= 0) return `run.json names candidate ${candidates[place]!.index} in place ${place + 1} of ${length}`;
+  return undefined;
 }
 
 const damaged = (id: string, why: string): LookupError => ({
@@ -59,19 +69,24 @@ export class StoredRun {
   private ownerAlive = false;
 
   private constructor(
-    readonly folder: RunFolder,
+    readonly folder: RunPlace,
     private record: RunRecord,
-    private readonly store: RunStore,
+    private readonly liveness: Liveness,
     /** The most of run.json it reads: a list reads less than a result. */
     private readonly maxBytes: number,
   ) {}
 
-  static async open(store: RunStore, id: string, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
+  static async open(
+    store: RunStorage,
+    liveness: Liveness,
+    id: string,
+    maxBytes = MAX_RECORD_BYTES,
+  ): Promise<Result<StoredRun, LookupError>> {
     const folder = await store.openRun(id).catch(() => undefined);
     if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${store.rootDir}` });
     const record = await readRecord(folder, maxBytes);
     if (!record.ok) return record;
-    const run = new StoredRun(folder, record.value, store, maxBytes);
+    const run = new StoredRun(folder, record.value, liveness, maxBytes);
     await run.askOwner();
     return ok(run);
   }
@@ -123,13 +138,23 @@ export class StoredRun {
     return { record, texts: { answer, answers, dir: this.folder.dir } };
   }
 
-  /** A running run is live while the process running it is: the kernel or its lease tells, never the journal's age. */
+  /**
+   * A running run is live while the process running it is: the kernel or its lease tells, never
+   * the journal's age. A dead owner's journal is read again, since its last entry may have landed
+   * meanwhile, or a live process may have just taken the run over: then that process is asked.
+   */
   private async askOwner(): Promise<void> {
-    this.ownerAlive = this.record.status === 'running' && (await alive(this.record, this.store.leases));
-    if (this.record.status !== 'running' || this.ownerAlive) return;
-    // Gone since the journal was read? Its last entry may have landed meanwhile: that, not the older read, tells how it ended.
-    const again = await readRecord(this.folder, this.maxBytes);
-    if (again.ok) this.record = again.value;
+    const asked = new Set<string>();
+    while (this.record.status === 'running') {
+      asked.add(this.record.owner.instance);
+      this.ownerAlive = await this.liveness.alive(this.record);
+      if (this.ownerAlive) return;
+      const again = await readRecord(this.folder, this.maxBytes);
+      if (!again.ok) return;
+      this.record = again.value;
+      if (asked.has(this.record.owner.instance)) return;
+    }
+    this.ownerAlive = false;
   }
 
   /** The start of a text file of the run, enough bytes for `maxChars` characters (3 bytes at most each, and a few more); undefined if unreadable. */

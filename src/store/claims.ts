@@ -6,6 +6,9 @@ import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
 import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
+import type { Claim, Taken as BaseTaken } from './store.js';
+
+export type { Claim } from './store.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
@@ -13,20 +16,13 @@ const MAX_CLAIM_BYTES = 16 * 1024;
 /** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
 const MAX_LOST_RACES = 8;
 
-/** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
-export interface Claim {
-  run_id: string;
-  owner: object;
-  at: string;
-}
-
 export interface Latest {
   generation: number;
   /** Undefined when the file is not a readable claim of ours: it blocks nobody, the next generation is free to claim. */
   claim: Claim | undefined;
 }
 
-export type Taken = { taken: boolean; generation: number; claim: Claim };
+export type Taken = BaseTaken & { generation: number };
 
 /**
  * Exclusive claims on requests, so that the same request started by several processes at
@@ -79,14 +75,8 @@ export class RequestClaims {
    * Makes generation `generation` in `dir`, a request's folder this process made (`madeFolder`)
    * or found to be its own; one removed meanwhile is made again (see Disk.inFolders).
    */
-  private async make(
-    dir: string,
-    generation: number,
-    claim: Claim,
-    madeFolder: boolean,
-    prepared?: Promise<string | undefined>,
-  ): Promise<boolean> {
-    if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim), prepared))) return false;
+  private async make(dir: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
+    if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
     // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
     if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
@@ -98,36 +88,23 @@ export class RequestClaims {
    * make in the generation after it (a new run, or the latest's run taken over), or undefined
    * to follow the latest. A lost race reads the latest again, so the loser follows the winner.
    */
-  async take(
-    key: string,
-    next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>,
-    likely?: Claim,
-  ): Promise<Taken> {
+  async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
     const dir = this.folderOf(key);
-    // The file of the claim `next` is likely to return is written while the folder is made and
-    // `next` decides: if it returns that very claim, making it takes only a link.
-    let prepared = likely && this.disk.prepareFile(generationFile(dir, 1), claimText(likely));
-    try {
-      // A request's first claim makes its folder: a folder this call made holds no claim to read;
-      // one that was there is checked by `latest`.
-      let madeFolder = await this.makeFolder(dir);
-      for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-        const latest = madeFolder ? undefined : await this.latest(key);
-        const wanted = await next(latest?.claim);
-        if (!wanted) {
-          if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
-          return { taken: false, generation: latest.generation, claim: latest.claim };
-        }
-        const generation = (latest?.generation ?? 0) + 1;
-        const ready = wanted === likely ? prepared : undefined;
-        if (ready) prepared = undefined;
-        if (await this.make(dir, generation, wanted, madeFolder, ready)) return { taken: true, generation, claim: wanted };
-        madeFolder = false;
+    // A request's first claim makes its folder: a folder this call made holds no claim to read;
+    // one that was there is checked by `latest`.
+    let madeFolder = await this.makeFolder(dir);
+    for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
+      const latest = madeFolder ? undefined : await this.latest(key);
+      const wanted = await next(latest?.claim);
+      if (!wanted) {
+        if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
+        return { taken: false, generation: latest.generation, claim: latest.claim };
       }
-      throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
-    } finally {
-      if (prepared) this.disk.dropPrepared(prepared);
+      const generation = (latest?.generation ?? 0) + 1;
+      if (await this.make(dir, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
+      madeFolder = false;
     }
+    throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
   }
 
   /** Makes `dir`, a request's folder: true if this call made it, false if it was there. */

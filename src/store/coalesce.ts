@@ -13,17 +13,14 @@ interface Deferred {
   reject: (error: unknown) => void;
 }
 
-/** How a file is written: `catchUp`, tried again until it lands; `after`, put in place only once it resolves true (see Disk.writeFile). */
+/** How a file is written: `catchUp`, tried again until it lands. */
 export interface WriteOptions {
   catchUp?: boolean;
-  after?: Promise<boolean>;
 }
 
 interface Job {
   content: string;
   catchUp: boolean;
-  /** Put in place only once this resolves true (see Disk.writeFile). */
-  after: Promise<boolean> | undefined;
   /** The callers of this content and of those it replaced. */
   callers: Deferred;
 }
@@ -43,8 +40,7 @@ interface Lane {
  * waiting. A newer content replaces the waiting one, so a file rewritten at every step
  * (a run's journal) costs at most two writes however fast the steps come, and an older
  * version never lands after a newer one. Every caller's promise settles once its content,
- * or a newer one, is written (or that write failed, or, written `after` the files it names, was
- * not to be put in place: see Disk.writeFile).
+ * or a newer one, is written (or that write failed).
  *
  * A write made with `catchUp` does not give up when it fails: its callers learn of the
  * failure, and the latest content is tried again with backoff until it lands or a newer
@@ -55,19 +51,17 @@ export class CoalescingWriter {
   private readonly lanes = new Map<string, Lane>();
 
   constructor(
-    private readonly perform: (key: string, content: string, after?: Promise<boolean>) => Promise<void>,
+    private readonly perform: (key: string, content: string) => Promise<void>,
     private readonly backoff: Backoff = CATCH_UP_BACKOFF,
   ) {}
 
-  write(key: string, content: string, { catchUp = false, after }: WriteOptions = {}): Promise<void> {
+  write(key: string, content: string, { catchUp = false }: WriteOptions = {}): Promise<void> {
     const lane = this.lanes.get(key) ?? this.newLane(key);
     // A newer content replaces the one waiting to be tried again.
     clearTimeout(lane.retry);
     lane.retry = undefined;
-    // Read when its write comes (Disk.writeFile); until then, a rejection is not left unhandled.
-    void after?.catch(() => undefined);
-    lane.next ??= { content, catchUp, after, callers: deferred() };
-    Object.assign(lane.next, { content, catchUp, after });
+    lane.next ??= { content, catchUp, callers: deferred() };
+    Object.assign(lane.next, { content, catchUp });
     const { promise } = lane.next.callers;
     if (!lane.writing) this.pump(key, lane);
     return promise;
@@ -100,7 +94,7 @@ export class CoalescingWriter {
     }
     lane.next = undefined;
     lane.writing = true;
-    this.perform(key, job.content, job.after).then(
+    this.perform(key, job.content).then(
       () => {
         lane.writing = false;
         lane.delayMs = this.backoff.firstMs;
@@ -116,7 +110,7 @@ export class CoalescingWriter {
     );
   }
 
-  private tryAgainLater(key: string, lane: Lane, { content, after }: Job): void {
+  private tryAgainLater(key: string, lane: Lane, { content }: Job): void {
     const delay = lane.delayMs;
     lane.delayMs = Math.min(delay * 2, this.backoff.maxMs);
     lane.retry = setTimeout(() => {
@@ -124,7 +118,7 @@ export class CoalescingWriter {
       // Nobody waits on this try: its failure is only a reason to try again.
       const callers = deferred();
       callers.promise.catch(() => undefined);
-      lane.next = { content, catchUp: true, after, callers };
+      lane.next = { content, catchUp: true, callers };
       this.pump(key, lane);
     }, delay);
     lane.retry.unref();

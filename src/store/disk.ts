@@ -1,6 +1,5 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { FileWriter } from './file-writer.js';
 import { Flusher } from './flusher.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
@@ -50,34 +49,12 @@ export class Disk {
   /**
    * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
    * place. A durable file is flushed to the disk after it appears (see Flusher), and nobody
-   * waits for that: a reply must not wait on the disk's flush (a kill -9 needs only the rename).
-   * With `after`, the temporary file is written at once but renamed only once `after` resolves
-   * true (the files it names are in place), and not at all, silently, when it resolves false.
+   * waits for that: a kill -9 needs only the rename.
    */
-  async writeFile(target: string, content: string, after?: Promise<boolean>): Promise<void> {
-    if (after) return this.writeFileAfter(target, content, after);
+  async writeFile(target: string, content: string): Promise<void> {
     await this.limit(`writing ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
     );
-    this.published(target);
-  }
-
-  private async writeFileAfter(target: string, content: string, after: Promise<boolean>): Promise<void> {
-    // A promise that rejects says no as one that resolves false does: the files it waited for are not all there.
-    const whole = after.catch(() => false);
-    const temporary = await this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
-    if (!(await whole)) {
-      if (temporary) await this.removeTemporary(temporary);
-      return;
-    }
-    // No temporary file (the staging folder was removed, say), or no folder to rename it into: written the usual way, which makes them again.
-    const published =
-      temporary &&
-      (await this.limit(`writing ${target}`, (signal) => publish(temporary, target, signal)).then(
-        () => true,
-        () => false,
-      ));
-    if (!published) return this.writeFile(target, content);
     this.published(target);
   }
 
@@ -86,31 +63,12 @@ export class Disk {
    * flushed as `writeFile`'s are: a power cut that empties it leaves a claim nobody can read,
    * which blocks nobody (its process is gone with the power).
    */
-  async createFile(target: string, content: string, prepared?: Promise<string | undefined>): Promise<boolean> {
-    // `prepared`, written by `prepareFile` with this very content, is put in place as it is; if it could not be written, or on a second try, a new one is.
-    let ready = await prepared;
+  async createFile(target: string, content: string): Promise<boolean> {
     const made = await this.limit(`creating ${target}`, (signal) =>
-      this.inFolders(target, signal, async () => {
-        const temporary = ready ?? (await this.temporary(target, content, signal));
-        ready = undefined;
-        return publishIfAbsent(temporary, target, signal);
-      }),
+      this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, signal), target, signal)),
     );
     if (made) this.published(target);
     return made;
-  }
-
-  /**
-   * A temporary file holding `content`, written now for `createFile` to put in place later as
-   * `target` (undefined when it could not be written). One that is not used goes (`dropPrepared`).
-   */
-  prepareFile(target: string, content: string): Promise<string | undefined> {
-    return this.limit(`writing ${target}`, (signal) => this.temporary(target, content, signal)).catch(() => undefined);
-  }
-
-  /** A prepared file that will not be used is removed. */
-  dropPrepared(prepared: Promise<string | undefined>): void {
-    void prepared.then((temporary) => (temporary ? this.removeTemporary(temporary) : undefined));
   }
 
   /** Removes a temporary file of ours, within the limit; one that cannot be removed is left to the sweep. */
@@ -121,11 +79,6 @@ export class Disk {
   /** `target` has just been given its name: a durable store flushes it to the disk soon (see Flusher). */
   published(target: string): void {
     this.flusher?.published(target);
-  }
-
-  /** A file written piece by piece, then given its name whole. */
-  writer(target: string): FileWriter {
-    return new FileWriter(this, target);
   }
 
   readFile(file: string, maxBytes: number, cut = false): Promise<string | undefined> {

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
@@ -54,14 +53,11 @@ export class FileWriter {
   ) {
     this.temporary = temporaryName(disk.stagingDir, path.basename(target));
     let opening: Promise<FileHandle> | undefined;
-    // Made once this turn of the event loop has run: a writer made as a request starts never delays the request.
-    this.handle = nextTurn().then(() =>
-      disk.limit(`creating ${this.temporary}`, (signal) => {
-        // Read and write: the copy above reads it back.
-        opening = disk.inFolders(this.temporary, signal, () => openNew(this.temporary, constants.O_RDWR));
-        return opening;
-      }),
-    );
+    this.handle = disk.limit(`creating ${this.temporary}`, (signal) => {
+      // Read and write: the copy above reads it back.
+      opening = disk.inFolders(this.temporary, signal, () => openNew(this.temporary, constants.O_RDWR));
+      return opening;
+    });
     this.handle.catch((error: unknown) => this.fail(error));
     // A file that opens after its time ran out is closed and removed at once: nobody will write it.
     void this.handle.catch(() => opening?.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));

@@ -50,7 +50,7 @@ export class Leases {
     if (!INSTANCE.test(instance)) return false;
     const file = path.join(this.dir, instance);
     const info = await this.disk.limit(`reading ${file}`, () => lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR')));
-    return info !== undefined && info.isFile() && ownedByUs(info) && Date.now() - info.mtimeMs < maxAgeMs;
+    return !!info?.isFile() && ownedByUs(info) && Date.now() - info.mtimeMs < maxAgeMs;
   }
 
   /** Removes `instance`'s lease, if it is a regular file of ours: that process runs no run any more. */

@@ -1,14 +1,15 @@
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { RequestClaims } from './claims.js';
-import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff, type WriteOptions } from './coalesce.js';
+import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
-import type { FileWriter } from './file-writer.js';
+import { FileWriter } from './file-writer.js';
 import { sweepStaleTemporaries } from './files.js';
-import { Leases } from './leases.js';
+import { LeaseKeeper, Leases } from './leases.js';
 import { FILE_NAME, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
+import type { Claim, Lease, RunPlace, RunStorage, Taken, TextWriter } from './store.js';
 import { DEFAULT_OP_TIMEOUT_MS } from './time-limit.js';
 
 export { StoreError, type StoreErrorCode } from './store-error.js';
@@ -32,7 +33,7 @@ export interface StoreOptions {
  * `RunFolder.discard` names, never follows a symbolic link inside its tree, and gives every
  * file operation a time limit.
  */
-export class RunStore {
+export class RunStore implements RunStorage {
   readonly rootDir: string;
   /** Who runs each request: `.requests/<key>/<generation>.json`. */
   readonly claims: RequestClaims;
@@ -78,6 +79,18 @@ export class RunStore {
     });
   }
 
+  claim(key: string, next: (latest: Claim | undefined) => Promise<Claim | undefined>): Promise<Taken> {
+    return this.claims.take(key, next);
+  }
+
+  lease(instance: string): Lease {
+    return new LeaseKeeper(this.leases, instance);
+  }
+
+  leaseFresh(instance: string, maxAgeMs?: number): Promise<boolean> {
+    return this.leases.fresh(instance, maxAgeMs).catch(() => true);
+  }
+
   /** The newest run ids, newest first; only folders named as we name runs. */
   listRuns(limit: number): Promise<string[]> {
     return this.disk.limit(`listing runs in ${this.rootDir}`, async () => {
@@ -114,7 +127,7 @@ export class RunStore {
   }
 }
 
-export class RunFolder {
+export class RunFolder implements RunPlace {
   readonly dir: string;
   private readonly writes: CoalescingWriter;
   /** What this process wrote here: the only files `discard` may remove. */
@@ -128,20 +141,16 @@ export class RunFolder {
     private readonly created: boolean,
   ) {
     this.dir = path.join(disk.rootDir, name);
-    this.writes = new CoalescingWriter(
-      (fileName, content, after) => this.disk.writeFile(path.join(this.dir, fileName), content, after),
-      catchUp,
-    );
+    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content), catchUp);
   }
 
   /**
    * Writes `fileName` whole or not at all; returns its full path. Writes of one file are
    * ordered and coalesced: the promise resolves once this content, or a newer one, is saved.
    * With `catchUp` (a journal), a failed write still rejects, and the file's latest content is
-   * tried again, with backoff, until it lands: see `dirty` and `flushed`. With `after`, it is put
-   * in place only once `after` resolves true (see Disk.writeFile).
+   * tried again, with backoff, until it lands: see `flushed`.
    */
-  async write(fileName: string, content: string, options: WriteOptions = {}): Promise<string> {
+  async write(fileName: string, content: string, options: { catchUp?: boolean } = {}): Promise<string> {
     checkName(fileName, FILE_NAME, 'file name');
     // Noted first: a write that catches up may land after this call has failed.
     this.written.add(fileName);
@@ -164,10 +173,10 @@ export class RunFolder {
    * is flushed to the disk after, as files written whole are (an answer of any length is not:
    * flushing hundreds of megabytes would hold the threads every other file operation needs).
    */
-  writer(fileName: string, { flush = false } = {}): Pick<FileWriter, 'write' | 'discard'> & { finish(): Promise<string> } {
+  writer(fileName: string, { flush = false } = {}): TextWriter {
     checkName(fileName, FILE_NAME, 'file name');
     const target = path.join(this.dir, fileName);
-    const writer = this.disk.writer(target);
+    const writer = new FileWriter(this.disk, target);
     return {
       write: (text) => writer.write(text),
       discard: () => writer.discard(),

@@ -18,9 +18,8 @@ async function main(outputDir: string, key: string, name: string): Promise<void>
   const lines = createInterface({ input: process.stdin });
   await new Promise<void>((resolve) => lines.once('line', () => resolve()));
   lines.close();
-  // Its own claim is the likely one, written while the latest is read (as claimRequest does).
   const mine = { run_id: name, owner: { pid: process.pid }, at: new Date().toISOString() };
-  const outcome = await store.claims.take(key, (latest) => (latest ? undefined : mine), mine);
+  const outcome = await store.claims.take(key, (latest) => (latest ? undefined : mine));
   process.stdout.write(`${JSON.stringify({ taken: outcome.taken, generation: outcome.generation, run_id: outcome.claim.run_id })}\n`);
 }
 

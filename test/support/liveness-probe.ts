@@ -8,13 +8,14 @@
  * stdout: the owner as one JSON line, then `true` or `false` for each question.
  */
 import { createInterface } from 'node:readline';
-import { alive, currentOwner } from '../../src/run/liveness.js';
+import { Liveness } from '../../src/run/liveness.js';
 import { LeaseKeeper } from '../../src/store/leases.js';
 import { RunStore } from '../../src/store/run-store.js';
 
 async function main(outputDir: string, touchMs: number): Promise<void> {
   const store = new RunStore(outputDir);
-  const owner = currentOwner();
+  const liveness = new Liveness(store);
+  const owner = liveness.newOwner();
   const keeper = new LeaseKeeper(store.leases, owner.instance, touchMs);
   keeper.start();
   // Held by the interval's next tick at the latest: wait for the first touch to land.
@@ -22,7 +23,9 @@ async function main(outputDir: string, touchMs: number): Promise<void> {
   process.stdout.write(`${JSON.stringify(owner)}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
     const { leaseFreshMs, ...subject } = JSON.parse(line);
-    process.stdout.write(`${await alive(subject, store.leases, { leaseFreshMs })}\n`);
+    // Its own owner is asked of the liveness that made it, which knows that it runs no run.
+    const asker = subject.owner.instance === owner.instance ? liveness : new Liveness(store, leaseFreshMs);
+    process.stdout.write(`${await asker.alive(subject)}\n`);
   }
 }
 

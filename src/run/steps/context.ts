@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { UpstreamError, adviceFor } from '../../errors.js';
+import { type UpstreamError, adviceFor } from '../../errors.js';
 import type { CallOptions, ChatRequest, Completion } from '../../openrouter/client.js';
 import type { Text } from '../../openrouter/text-parts.js';
 import type { Limiter } from '../limiter.js';

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ok, type Result } from '../result.js';
-import type { RunStore } from '../store/run-store.js';
+import type { RunStorage } from '../store/store.js';
 import { ChangeSignal, changeWithin, waitsForChange } from './change-signal.js';
+import type { Liveness } from './liveness.js';
 import { STATUS, type RunRecord } from './record.js';
 import type { LookupError } from './service.js';
 import { StoredRun } from './stored.js';
@@ -28,11 +29,14 @@ export class StoredRuns {
   /** Journals read in the last moment, by id: requests at once (a request's own steps too) share one read. */
   private readonly fresh = new Map<string, { at: number; opened: Promise<Result<StoredRun, LookupError>> }>();
 
-  constructor(private readonly store: RunStore) {}
+  constructor(
+    private readonly store: RunStorage,
+    readonly liveness: Liveness,
+  ) {}
 
   /** A run from its folder, its journal read now: for deciding what to pay for, nothing older will do. */
   read(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
-    return StoredRun.open(this.store, id, maxBytes);
+    return StoredRun.open(this.store, this.liveness, id, maxBytes);
   }
 
   /** A run from its folder for a face to show, its journal read at most once every POLL_MS however many ask. */
@@ -41,7 +45,7 @@ export class StoredRuns {
     if (watched) return Promise.resolve(ok(watched.run));
     const known = this.fresh.get(id);
     if (known && Date.now() - known.at < POLL_MS) return known.opened;
-    const opened = StoredRun.open(this.store, id);
+    const opened = StoredRun.open(this.store, this.liveness, id);
     this.fresh.set(id, { at: Date.now(), opened });
     setTimeout(() => this.fresh.get(id)?.opened === opened && this.fresh.delete(id), POLL_MS).unref();
     return opened;
