@@ -7,3 +7,16 @@ export { databaseUrl, inTransaction, isDown, LIMITS, openPool, reaching, shownUr
 export { TeamError, type TeamErrorKind } from './errors.js';
 export { migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
+export { refusalMessage, reserve, settle, type Reservation } from './budgets.js';
+export {
+  addMember,
+  listMembers,
+  memberByToken,
+  newToken,
+  PERIODS,
+  revokeMember,
+  setBudget,
+  tokenHash,
+  type MemberListing,
+  type Period,
+} from './members.js';
