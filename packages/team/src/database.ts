@@ -78,14 +78,16 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
   try {
     return await work();
   } catch (error) {
-    if (error instanceof TeamError || !isDown(error)) throw error;
-    throw new TeamError(
-      'database_down',
-      `the database at ${shownUrl(url)} does not answer (${(error as Error).message || 'no reply'}); is Postgres running there?`,
-      {
-        cause: error,
-      },
-    );
+    if (error instanceof TeamError) throw error;
+    const { code } = error as { code?: unknown };
+    const message = (error as Error).message || 'no reply';
+    // Class 28 is a refused login, 3D a database that does not exist: the URL needs fixing.
+    if (typeof code === 'string' && /^(28|3D)/.test(code))
+      throw new TeamError('database_refused', `the database at ${shownUrl(url)} refused the connection: ${message}`, { cause: error });
+    if (!isDown(error)) throw error;
+    throw new TeamError('database_down', `the database at ${shownUrl(url)} does not answer (${message}); is Postgres running there?`, {
+      cause: error,
+    });
   }
 }
 

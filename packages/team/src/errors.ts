@@ -4,6 +4,8 @@ export type TeamErrorKind =
   | 'no_database'
   /** The database did not answer: refused, timed out, or gone mid-query. */
   | 'database_down'
+  /** The database answered but refused: a wrong password or user, a database that does not exist. */
+  | 'database_refused'
   /** A member named that does not exist (or is revoked). */
   | 'no_such_member'
   /** A member of that name exists already. */

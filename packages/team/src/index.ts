@@ -20,3 +20,4 @@ export {
   type MemberListing,
   type Period,
 } from './members.js';
+export { usage, type MemberUsage } from './usage.js';
