@@ -1,6 +1,7 @@
 import type { MemberUsage } from 'parallel-llm-mcp-team';
 import { withTeamDatabase } from '../team/commands.js';
 import { answer, commandError, readCommandLine } from './command-line.js';
+import { textTable } from './text-table.js';
 
 export const USAGE_HELP = `Usage: parallel-llm-mcp usage [--since DATE] [--json]
 
@@ -43,13 +44,5 @@ function table(rows: MemberUsage[]): string {
   if (rows.length === 0) return 'No members yet.';
   const header = ['NAME', 'RUNS', 'TOKENS', 'COST'];
   const cells = rows.map((row) => [row.name, String(row.runs), String(row.tokens), `$${row.cost_usd.toFixed(4)}`]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
-  return [header, ...cells]
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable(header, cells);
 }

@@ -3,6 +3,7 @@ import type { MemberListing, Period } from 'parallel-llm-mcp-team';
 import { withTeamDatabase } from '../team/commands.js';
 import type { Team } from '../team/load.js';
 import { answer, commandError, readCommandLine, type CommandLine, type OptionTypes } from './command-line.js';
+import { textTable } from './text-table.js';
 
 export const USERS_HELP = `Usage: parallel-llm-mcp users add NAME [--budget-usd N] [--period day|week|month] [--json]
        parallel-llm-mcp users list [--json]
@@ -116,13 +117,5 @@ function table(members: MemberListing[]): string {
     money(member.reserved_usd),
     String(member.runs),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows]
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable(header, rows);
 }
