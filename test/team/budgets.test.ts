@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, listMembers, migrate, openPool, refusalMessage, reserve, settle } from '../../packages/team/src/index.js';
 import { waitFor } from '../support/wait.js';

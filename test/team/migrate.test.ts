@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS, openPool, type Migration } from '../../packages/team/src/index.js';
 import { testDatabase } from './database.js';

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { addMember, migrate, openPool, revokeMember } from '../../packages/team/src/index.js';
 import { tempDir } from '../support/harness.js';
 import { waitFor, within } from '../support/wait.js';

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, migrate, openPool, reserve, revokeMember, settle } from '../../packages/team/src/index.js';
 import { cli } from './cli.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberByToken, openPool } from '../../packages/team/src/index.js';
 import { cli } from './cli.js';
