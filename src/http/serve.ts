@@ -32,26 +32,30 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     return answer(commandError('serve', `--port takes 0 to 65535, not "${line.values.port}"`), SERVE_HELP);
   const host = (line.values.host as string | undefined) ?? '127.0.0.1';
-  return withTeamDatabase('serve', async (team, pool) => {
-    const route = teamRoutes(team, pool);
-    const server = createServer((req, res) => {
-      route(req, res).catch((error: unknown) => {
-        process.stderr.write(`parallel-llm-mcp serve: ${(error as Error).message}\n`);
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json', Connection: 'close' });
-        res.end();
+  return withTeamDatabase(
+    'serve',
+    async (team, pool) => {
+      const route = teamRoutes(team, pool);
+      const server = createServer((req, res) => {
+        route(req, res).catch((error: unknown) => {
+          process.stderr.write(`parallel-llm-mcp serve: ${(error as Error).message}\n`);
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json', Connection: 'close' });
+          res.end();
+        });
       });
-    });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
-    const { address, port: bound } = server.address() as AddressInfo;
-    const shown = address.includes(':') ? `[${address}]` : address;
-    process.stderr.write(`parallel-llm-mcp serve: listening on http://${shown}:${bound}/mcp\n`);
-    const signal = await new Promise<string>((resolve) => {
-      for (const name of ['SIGINT', 'SIGTERM'] as const) process.once(name, () => resolve(name));
-    });
-    process.stderr.write(`parallel-llm-mcp serve: ${signal}, stopping\n`);
-    server.close();
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), CLOSE_MS).unref();
-    return 0;
-  });
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+      const { address, port: bound } = server.address() as AddressInfo;
+      const shown = address.includes(':') ? `[${address}]` : address;
+      process.stderr.write(`parallel-llm-mcp serve: listening on http://${shown}:${bound}/mcp\n`);
+      const signal = await new Promise<string>((resolve) => {
+        for (const name of ['SIGINT', 'SIGTERM'] as const) process.once(name, () => resolve(name));
+      });
+      process.stderr.write(`parallel-llm-mcp serve: ${signal}, stopping\n`);
+      server.close();
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), CLOSE_MS).unref();
+      return 0;
+    },
+    { connections: 10 },
+  );
 }

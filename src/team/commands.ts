@@ -6,12 +6,17 @@ import { loadTeam, TeamNotInstalled, type Team } from './load.js';
 const CLOSE_MS = 2_000;
 
 /**
- * Runs a team command (`users`, `usage`) on the database PARALLEL_LLM_DATABASE_URL names (from
+ * Runs a team command (`users`, `usage`, `serve --http`) on the database PARALLEL_LLM_DATABASE_URL names (from
  * the environment or .env in the working folder), after applying any migration no server has
  * applied yet. A missing package or URL, or a database that does not answer, is one line on
- * stderr and exit 1; every wait on the database is bounded by the pool's limits.
+ * stderr and exit 1; every wait on the database is bounded by the pool's limits. A command needs
+ * a connection or two; a server one per request in flight that touches the database.
  */
-export async function withTeamDatabase(command: string, work: (team: Team, pool: pg.Pool) => Promise<number>): Promise<number> {
+export async function withTeamDatabase(
+  command: string,
+  work: (team: Team, pool: pg.Pool) => Promise<number>,
+  { connections = 2 }: { connections?: number } = {},
+): Promise<number> {
   const fail = (message: string) => {
     process.stderr.write(`parallel-llm-mcp ${command}: ${message}\n`);
     return 1;
@@ -31,7 +36,7 @@ export async function withTeamDatabase(command: string, work: (team: Team, pool:
     if (error instanceof team.TeamError) return fail(error.message);
     throw error;
   }
-  const pool = team.openPool(url, { max: 2, name: `parallel-llm-mcp ${command}` });
+  const pool = team.openPool(url, { max: connections, name: `parallel-llm-mcp ${command}` });
   try {
     return await team.reaching(url, async () => {
       await team.migrate(pool);
