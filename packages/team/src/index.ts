@@ -21,3 +21,4 @@ export {
   type Period,
 } from './members.js';
 export { usage, type MemberUsage } from './usage.js';
+export { closeSession, findSession, openSession, type Session } from './sessions.js';

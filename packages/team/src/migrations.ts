@@ -59,4 +59,20 @@ CREATE TABLE plm.runs (
 CREATE INDEX runs_member_created ON plm.runs (member_id, created_at);
 `,
   },
+  {
+    version: 2,
+    name: 'MCP sessions',
+    sql: `
+-- An MCP session over HTTP, kept here rather than in one process's memory so any process serves
+-- any request of it; it belongs to the member who opened it and answers no one else.
+CREATE TABLE plm.mcp_sessions (
+  id uuid PRIMARY KEY,
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  protocol_version text NOT NULL,
+  client_capabilities jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  closed_at timestamptz
+);
+`,
+  },
 ];
