@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberByToken, openPool } from '../../packages/team/src/index.js';
@@ -124,5 +125,22 @@ describe('users, on a real database through the real command', () => {
       /^parallel-llm-mcp usage: the database at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db does not answer .*is Postgres running there\?\n$/,
     );
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('gives up on a database that accepts the connection but never answers, within its connect limit', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as { port: number };
+      const started = Date.now();
+      const ran = await cli(['users', 'list'], { PARALLEL_LLM_DATABASE_URL: `postgres://u@127.0.0.1:${port}/db` });
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(/^parallel-llm-mcp users: the database at .* does not answer \(.*timeout.*\)/);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
