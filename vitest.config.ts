@@ -18,6 +18,17 @@ export default defineConfig({
         },
       },
       {
+        // Team mode against a real Postgres that the global setup starts and removes (test/team/postgres.ts).
+        test: {
+          name: 'team',
+          include: ['test/team/*.test.ts'],
+          globalSetup: ['test/team/global-setup.ts'],
+          setupFiles: ['test/support/cleanup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // Packs the package, installs the tarball in a temporary folder and drives the installed bin.
         test: {
           name: 'e2e',

@@ -39,12 +39,37 @@ const { metafile } = await build({
   metafile: true,
   logLevel: 'warning',
   plugins: [withoutAjv(), withoutPinoStreams()],
+  // Team mode's package, with its Postgres client, is installed beside this one by those who
+  // use it (docs/team.md), and loaded only by the team commands (src/team/load.ts).
+  external: ['parallel-llm-mcp-team'],
 });
 await chmod(path.join(dist, 'bin.js'), 0o755);
+await buildTeam();
 await writeFile(path.join(dist, 'THIRD-PARTY-LICENSES.md'), await licences(metafile));
 // The run pages (SPEC §12), read by the server and by `view` from dist/ui.
 await buildUi(path.join(dist, 'ui'));
 await checkItStarts();
+
+/**
+ * The workspace package packages/team, parallel-llm-mcp-team: one ESM file whose dependencies
+ * (pg) stay dependencies, installed with it.
+ */
+async function buildTeam(): Promise<void> {
+  const team = path.join(root, 'packages', 'team');
+  await rm(path.join(team, 'dist'), { recursive: true, force: true });
+  await build({
+    entryPoints: [path.join(team, 'src', 'index.ts')],
+    outfile: path.join(team, 'dist', 'index.js'),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.18',
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 
 /**
  * The MCP SDK's Ajv-backed JSON Schema validator, replaced by src/sdk/json-schema-validator.ts

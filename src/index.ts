@@ -26,6 +26,12 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./cli/cancel.js')).cancelCommand(rest, readConfig);
     case 'view':
       return (await import('./cli/view.js')).viewCommand(rest, readConfig);
+    case 'users':
+      return (await import('./cli/users.js')).usersCommand(rest);
+    case 'usage':
+      return (await import('./cli/usage.js')).usageCommand(rest);
+    case 'serve':
+      return (await import('./http/serve.js')).serveCommand(rest);
     case 'host':
       return (await import('./host/main.js')).hostCommand(rest, readConfig);
     // The MCP server: its own module, so that the run host never loads the MCP SDK.

@@ -1,0 +1,110 @@
+import pg from 'pg';
+import { TeamError } from './errors.js';
+
+/** Every wait on the database is bounded: connecting, a statement, a lock, the reply. */
+export const LIMITS = {
+  connectMs: 3_000,
+  statementMs: 10_000,
+  lockMs: 10_000,
+  /** A little above the statement limit, so the server's own error arrives first when it can. */
+  replyMs: 12_000,
+} as const;
+
+/** The URL with its password replaced, for messages and logs. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unreadable URL)';
+  }
+}
+
+/** The database URL from the environment, or a TeamError saying what to set. */
+export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.PARALLEL_LLM_DATABASE_URL?.trim();
+  if (!url)
+    throw new TeamError(
+      'no_database',
+      'PARALLEL_LLM_DATABASE_URL is not set: team mode keeps its members, budgets and runs in Postgres; set it to postgres://USER:PASSWORD@HOST:5432/DATABASE',
+    );
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new TeamError('no_database', `PARALLEL_LLM_DATABASE_URL must be a postgres:// URL, not ${shownUrl(url)}`);
+  return url;
+}
+
+/** A pool on `url` whose every wait has a limit (LIMITS). */
+export function openPool(url: string, { max = 10, name = 'parallel-llm-mcp' }: { max?: number; name?: string } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: LIMITS.connectMs,
+    statement_timeout: LIMITS.statementMs,
+    lock_timeout: LIMITS.lockMs,
+    query_timeout: LIMITS.replyMs,
+    application_name: name,
+    keepAlive: true,
+  });
+  // An idle connection the server drops (a restart) is reported here; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Postgres error codes that mean "the database is not there", as opposed to a bad statement. */
+const DOWN_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+/** Whether `error` means the database could not be reached or went away, rather than refused a statement. */
+export function isDown(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (DOWN_CODES.has(code) || NETWORK_CODES.has(code))) return true;
+  // pg reports its own connect and reply limits, and a connection that ended, by message only.
+  return /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout/i.test(error.message);
+}
+
+/** Runs `work`; a database that cannot be reached becomes a TeamError of kind database_down naming the URL. */
+export async function reaching<T>(url: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof TeamError) throw error;
+    const { code } = error as { code?: unknown };
+    const message = (error as Error).message || 'no reply';
+    // Class 28 is a refused login, 3D a database that does not exist: the URL needs fixing.
+    if (typeof code === 'string' && /^(28|3D)/.test(code))
+      throw new TeamError('database_refused', `the database at ${shownUrl(url)} refused the connection: ${message}`, { cause: error });
+    if (!isDown(error)) throw error;
+    throw new TeamError('database_down', `the database at ${shownUrl(url)} does not answer (${message}); is Postgres running there?`, {
+      cause: error,
+    });
+  }
+}
+
+/** Runs `work` in one transaction on one connection of `pool`. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A connection that cannot even roll back is dropped rather than handed to the next caller.
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

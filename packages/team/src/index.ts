@@ -1,0 +1,24 @@
+/**
+ * Team mode's Postgres side: the schema, members and their tokens, budgets and usage. The
+ * main package loads this module only for `serve --http`, `users` and `usage` (src/team/load.ts),
+ * so a local install never loads or installs `pg`.
+ */
+export { databaseUrl, inTransaction, isDown, LIMITS, openPool, reaching, shownUrl } from './database.js';
+export { TeamError, type TeamErrorKind } from './errors.js';
+export { migrate } from './migrate.js';
+export { MIGRATIONS, type Migration } from './migrations.js';
+export { refusalMessage, reserve, settle, type Reservation } from './budgets.js';
+export {
+  addMember,
+  listMembers,
+  memberByToken,
+  newToken,
+  PERIODS,
+  revokeMember,
+  setBudget,
+  tokenHash,
+  type MemberListing,
+  type Period,
+} from './members.js';
+export { usage, type MemberUsage } from './usage.js';
+export { closeSession, findSession, openSession, type Session } from './sessions.js';

@@ -1,0 +1,78 @@
+/**
+ * The schema, as numbered migrations applied in order (migrate.ts): each runs in one
+ * transaction with its row in plm.schema_migrations. A migration, once released, is never
+ * edited; a change is a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'members, budget periods and runs',
+    sql: `
+-- A budget period is a calendar period in UTC: a day from 00:00, an ISO week from Monday, a month from the 1st.
+CREATE FUNCTION plm.period_start(period text, at timestamptz) RETURNS timestamptz
+  LANGUAGE sql STABLE STRICT
+  AS $$ SELECT date_trunc(period, at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
+CREATE FUNCTION plm.period_end(period text, at timestamptz) RETURNS timestamptz
+  LANGUAGE sql STABLE STRICT
+  AS $$ SELECT (date_trunc(period, at AT TIME ZONE 'UTC') + ('1 ' || period)::interval) AT TIME ZONE 'UTC' $$;
+
+CREATE TABLE plm.members (
+  id bigserial PRIMARY KEY,
+  name text NOT NULL UNIQUE CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$'),
+  -- sha256 of the bearer token; the token itself is shown once and never stored.
+  token_hash bytea NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+  budget_usd numeric(14, 6) CHECK (budget_usd >= 0),
+  period text NOT NULL DEFAULT 'month' CHECK (period IN ('day', 'week', 'month')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+
+-- One row per member and period: what is spent (settled runs) and reserved (runs going on).
+-- A reservation is one conditional UPDATE of this row, so processes racing for it queue on its lock.
+CREATE TABLE plm.budget_periods (
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  period_start timestamptz NOT NULL,
+  spent_usd numeric(14, 6) NOT NULL DEFAULT 0,
+  reserved_usd numeric(14, 6) NOT NULL DEFAULT 0,
+  PRIMARY KEY (member_id, period_start)
+);
+
+-- Every run, which is also the audit: who asked, when, which models, what it reserved and cost.
+CREATE TABLE plm.runs (
+  id text PRIMARY KEY,
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  status text NOT NULL DEFAULT 'running',
+  models text[] NOT NULL DEFAULT '{}',
+  period_start timestamptz NOT NULL,
+  reserved_usd numeric(14, 6) NOT NULL,
+  cost_usd numeric(14, 6),
+  tokens bigint,
+  settled_at timestamptz
+);
+CREATE INDEX runs_member_created ON plm.runs (member_id, created_at);
+`,
+  },
+  {
+    version: 2,
+    name: 'MCP sessions',
+    sql: `
+-- An MCP session over HTTP, kept here rather than in one process's memory so any process serves
+-- any request of it; it belongs to the member who opened it and answers no one else.
+CREATE TABLE plm.mcp_sessions (
+  id uuid PRIMARY KEY,
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  protocol_version text NOT NULL,
+  client_capabilities jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  closed_at timestamptz
+);
+`,
+  },
+];

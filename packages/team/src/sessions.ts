@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+
+/** An open MCP session as a later request needs it: what `initialize` negotiated. */
+export interface Session {
+  id: string;
+  protocolVersion: string;
+  clientCapabilities: Record<string, unknown>;
+}
+
+/** Records a session `initialize` opened for a member; returns its id, the Mcp-Session-Id header's value. */
+export async function openSession(
+  pool: pg.Pool,
+  memberId: string,
+  { protocolVersion, clientCapabilities = {} }: { protocolVersion: string; clientCapabilities?: Record<string, unknown> },
+): Promise<string> {
+  const id = randomUUID();
+  await pool.query('INSERT INTO plm.mcp_sessions (id, member_id, protocol_version, client_capabilities) VALUES ($1, $2, $3, $4)', [
+    id,
+    memberId,
+    protocolVersion,
+    JSON.stringify(clientCapabilities),
+  ]);
+  return id;
+}
+
+/** UUID's text form: anything else names no session, and is not sent to the database (where it is an error). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The member's open session of this id; another member's, a closed one and an unknown one alike are undefined. */
+export async function findSession(pool: pg.Pool, memberId: string, id: string): Promise<Session | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const { rows } = await pool.query<{ protocol_version: string; client_capabilities: Record<string, unknown> }>(
+    'SELECT protocol_version, client_capabilities FROM plm.mcp_sessions WHERE id = $1 AND member_id = $2 AND closed_at IS NULL',
+    [id, memberId],
+  );
+  const row = rows[0];
+  return row && { id, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities };
+}
+
+/** Closes the member's session (an HTTP DELETE); false when it names none of theirs that is open. */
+export async function closeSession(pool: pg.Pool, memberId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const { rowCount } = await pool.query(
+    'UPDATE plm.mcp_sessions SET closed_at = now() WHERE id = $1 AND member_id = $2 AND closed_at IS NULL',
+    [id, memberId],
+  );
+  return rowCount === 1;
+}

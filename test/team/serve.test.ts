@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { addMember, migrate, openPool, revokeMember } from '../../packages/team/src/index.js';
+import { tempDir } from '../support/harness.js';
+import { waitFor, within } from '../support/wait.js';
+import { cli } from './cli.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
+
+// A cluster of this file's own: these tests stop and restart it.
+let postgres: TestPostgres;
+let pool: pg.Pool;
+let server: ChildProcess;
+let base: string;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  pool = openPool(postgres.url);
+  await migrate(pool);
+  server = spawn(process.execPath, [path.join(inject('cliDir'), 'dist', 'bin.js'), 'serve', '--http', '--port', '0'], {
+    cwd: await tempDir('plm-serve-'),
+    env: { PATH: process.env.PATH ?? '', PARALLEL_LLM_DATABASE_URL: postgres.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  server.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || server.exitCode !== null, 20_000);
+  base = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)?.[1] ?? '';
+  if (!base) throw new Error(`the server did not start: ${stderr}`);
+}, 60_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await within(10_000, exited);
+  }
+  await pool?.end();
+  await postgres?.remove();
+});
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A request whose body is announced but never sent when `body` is undefined: a reply to it
+ * proves the server answered without reading the body.
+ */
+function request(method: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${pathname}`, { method, headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    if (body === undefined) {
+      req.setHeader('Content-Length', '100000');
+      req.flushHeaders();
+    } else req.end(body);
+  });
+}
+
+const call = (token?: string) => request('POST', '/mcp', token === undefined ? {} : { Authorization: `Bearer ${token}` }, undefined);
+
+describe('serve --http without the run engine', () => {
+  it('answers /healthz 200 while the database answers', async () => {
+    const health = await request('GET', '/healthz', {}, '');
+    expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok' }]);
+  });
+
+  it('answers 401 with WWW-Authenticate: Bearer to no token and to an unknown one, before reading the body', async () => {
+    const none = await within(5_000, call());
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="parallel-llm-mcp"');
+    const unknown = await within(5_000, call('plm_not-a-token'));
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers['www-authenticate']).toMatch(/^Bearer realm="parallel-llm-mcp", error="invalid_token"/);
+  });
+
+  it('lets a member’s token through, and refuses it within 10 s of its revocation', async () => {
+    const { token } = await addMember(pool, { name: 'ann' });
+    expect((await call(token)).status).toBe(501);
+    await revokeMember(pool, 'ann');
+    const revoked = Date.now();
+    await waitFor(async () => (await call(token)).status === 401, 10_000);
+    expect(Date.now() - revoked).toBeLessThan(10_000);
+  });
+
+  it('while the database is down: /healthz 503 within its second, a valid token 503 with Retry-After, never 401; both recover when it is back', async () => {
+    const { token } = await addMember(pool, { name: 'bob' });
+    // The test cluster commits without waiting for the disk; an immediate stop would lose bob.
+    await pool.query('CHECKPOINT');
+    await postgres.stop();
+    try {
+      const started = Date.now();
+      const health = await request('GET', '/healthz', {}, '');
+      expect(health.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      const refused = await within(10_000, call(token));
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('5');
+    } finally {
+      await postgres.start();
+    }
+    await waitFor(async () => (await request('GET', '/healthz', {}, '')).status === 200, 10_000);
+    expect((await call(token)).status).toBe(501);
+  });
+
+  it('refuses to start without a database URL, saying why', async () => {
+    const ran = await cli(['serve', '--http', '--port', '0']);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/^parallel-llm-mcp serve: PARALLEL_LLM_DATABASE_URL is not set/);
+    expect((await cli(['serve'])).stderr).toContain('parallel-llm-mcp serve: needs --http');
+  });
+});
