@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { DEFAULT_SYNTHESIS_MAX_CHARS } from '../src/config.js';
+import { DEFAULT_SYNTHESIS_MAX_CHARS } from '../src/config/config.js';
 import { OpenRouterClient } from '../src/openrouter/client.js';
 import { VALID_KEY } from '../test/support/fake-openrouter.js';
 import {

@@ -1,6 +1,6 @@
-import { mainHelp } from './cli/help.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { loadDotEnv } from './dot-env.js';
+import { mainHelp, terminalGreeting } from './cli/help.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { loadDotEnv } from './config/dot-env.js';
 import { packageVersion } from './version.js';
 
 /** The entry point: each command (the MCP server when none is given) is loaded only when asked for. */
@@ -36,7 +36,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./host/main.js')).hostCommand(rest, readConfig);
     // The MCP server: its own module, so that the run host never loads the MCP SDK.
     case undefined:
-      await (await import('./stdio-server.js')).startServer(readConfig);
+      // Someone started it by hand: nothing in a terminal will speak JSON-RPC to it.
+      if (process.stdin.isTTY) process.stderr.write(terminalGreeting(packageVersion()));
+      await (await import('./mcp/stdio-server.js')).startServer(readConfig);
       return undefined;
     default:
       process.stderr.write(`parallel-llm-mcp: unknown command "${command}"; see parallel-llm-mcp --help\n`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REASONING_EFFORTS, type ChatMessage, type ChatRequest } from '../src/openrouter/chat-body.js';
+import type { ChatMessage, ChatRequest } from '../src/openrouter/chat-body.js';
+import { REASONING_EFFORTS } from '../src/config/choices.js';
 import { fakeWithClient } from './support/fake-with-client.js';
 
 const upstream = fakeWithClient();

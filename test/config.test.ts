@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { ConfigError, MAX_PROMPT_CHARS_CEILING, defaultOutputDir, loadConfig } from '../src/config.js';
+import { ConfigError, MAX_PROMPT_CHARS_CEILING, defaultOutputDir, loadConfig } from '../src/config/config.js';
 
 const KEY = 'sk-or-v1-test-key-0123456789';
 const withKey = (env: Record<string, string> = {}): NodeJS.ProcessEnv => ({ OPENROUTER_API_KEY: KEY, ...env });

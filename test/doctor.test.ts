@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../src/cli/doctor.js';
 import { judgeModel, nearestCurrent, similar } from '../src/cli/model-check.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import type { ModelRow } from '../src/openrouter/schemas.js';
 import { startCatalogServer, type CatalogOptions, type CatalogServer } from './support/catalog-server.js';
 import { VALID_KEY } from './support/fake-openrouter.js';

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.js';
-import { loadDotEnv, parseDotEnv } from '../src/dot-env.js';
+import { ConfigError } from '../src/config/config.js';
+import { loadDotEnv, parseDotEnv } from '../src/config/dot-env.js';
 import { folderWithDotEnv, tempDir } from './support/harness.js';
 
 const parsed = (text: string) => Object.fromEntries(parseDotEnv(text));

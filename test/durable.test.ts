@@ -4,7 +4,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { readOwnKernelView, readProcStat } from '../src/run/proc-stat.js';
 import { RunFolder } from '../src/store/run-store.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freeBytes } from '../src/free-bytes.js';
+import { freeBytes } from '../src/text/free-bytes.js';
 
 describe('freeBytes', () => {
   it('frees a buffer that is its whole ArrayBuffer: it is empty after', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { hostPaths, socketProblem } from '../src/host/paths.js';
 
 const config = (env: Record<string, string> = {}) =>

@@ -5,7 +5,7 @@ import { HOST_NAME, lookupErrorSchema, outputs, type HostInfo } from '../src/hos
 import { RunHostClient } from '../src/host/client.js';
 import { HostRunService } from '../src/host/host-run-service.js';
 import { serveClient } from '../src/host/serve.js';
-import { MAX_LINE_BYTES } from '../src/line-splitter.js';
+import { MAX_LINE_BYTES } from '../src/text/line-splitter.js';
 import { runRequest } from '../src/run/request.js';
 import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';

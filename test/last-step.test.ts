@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { priceCatalogFor } from '../src/openrouter/price-catalog.js';
 import { createLimiter } from '../src/run/limiter.js';
 import type { RunRecord } from '../src/run/record.js';

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { LineSplitter } from '../src/line-splitter.js';
+import { LineSplitter } from '../src/text/line-splitter.js';
 import { salvageRequestId } from '../src/mcp/line-salvage.js';
 import { LineTransport } from '../src/mcp/line-transport.js';
 import { serveOver } from './support/stdio-server.js';

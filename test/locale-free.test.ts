@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byCodeUnits, thousands } from '../src/locale-free.js';
+import { byCodeUnits, thousands } from '../src/text/locale-free.js';
 
 describe('thousands', () => {
   it.each([0, 7, 999, 1000, 4000, 16_777_216, 1_234_567_890, -1234, 12.6])('writes %d as en-US does', (n) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config/config.js';
 import { DroppingSink } from '../src/log/log-sink.js';
 import { createLogger } from '../src/log/logger.js';
 import { promisify } from 'node:util';

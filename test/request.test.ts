@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { requestKey, runRequest, type RunRequest } from '../src/run/request.js';
 import { requestSchema } from '../src/run/request-schema.js';
 

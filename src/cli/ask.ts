@@ -1,5 +1,5 @@
 import { Deadline } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
 import { agreementText } from '../present/agreement.js';

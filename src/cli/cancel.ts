@@ -1,5 +1,5 @@
 import { Deadline } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { answer, readCommandLine } from './command-line.js';

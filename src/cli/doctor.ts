@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { UpstreamError } from '../errors.js';
 import { openLogFile } from '../log/log-file.js';
 import { createLogger } from '../log/logger.js';

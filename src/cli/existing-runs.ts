@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
 import { packageVersion } from '../version.js';

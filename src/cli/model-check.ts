@@ -1,4 +1,4 @@
-import { byCodeUnits } from '../locale-free.js';
+import { byCodeUnits } from '../text/locale-free.js';
 import { variantBase } from '../openrouter/prices.js';
 import type { ModelRow } from '../openrouter/schemas.js';
 

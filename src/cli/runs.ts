@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { seconds } from '../present/words.js';
 import type { Listing } from '../run/service.js';
 import { answer, readCommandLine } from './command-line.js';

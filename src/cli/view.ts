@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { isMissing, runPage } from '../view/page-data.js';
 import { openBrowser } from '../view/open-browser.js';
 import { startViewServer } from '../view/server.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import type { Reached } from './connect.js';
 import type { HostRunService } from './host-run-service.js';

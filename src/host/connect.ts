@@ -10,7 +10,7 @@ import { HostChannel } from './channel.js';
 import { HostRunService } from './host-run-service.js';
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
-import { NOFOLLOW } from '../open-flags.js';
+import { NOFOLLOW } from '../store/open-flags.js';
 
 /** How long a client waits for a run host to be there: started by itself or by another client. */
 const START_MS = 10_000;

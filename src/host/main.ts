@@ -1,7 +1,7 @@
 import { lstat, rename } from 'node:fs/promises';
 import net from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/local-runs.js';

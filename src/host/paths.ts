@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { removeOwnFile } from '../store/files.js';
 import { makeDirs, ownedByUs } from '../store/private-dir.js';
 import { withTimeLimit } from '../store/time-limit.js';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
+import { LineSplitter, MAX_LINE_BYTES, type Line } from '../text/line-splitter.js';
 import type { Ask, Hello, Reply, Withdraw } from './protocol.js';
 
 /** Each end writes its asks and replies with the id first, so a line too long to read still tells whose it was. */

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config.js';
-import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
+import { ConfigError } from '../config/config.js';
+import { NOFOLLOW, NONBLOCK } from '../store/open-flags.js';
 
 /**
  * Opens PARALLEL_LLM_LOG_FILE for appending, once, at start: created 0600, never through a

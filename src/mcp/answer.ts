@@ -2,7 +2,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { Deadline, monotonicNow } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { toolResult } from '../present/result.js';
 import { cutAndUnsaved, WHOLE_CHARS } from '../present/shown.js';
 import type { RunHandle, WaitOptions } from '../run/handle.js';

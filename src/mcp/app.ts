@@ -2,7 +2,7 @@ import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, getUiCapability } from '@mod
 import type { McpServer, RegisteredResource, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import { pageHtml } from '../view/pages.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_SHAPE } from '../api-key.js';
+import { API_KEY_SHAPE } from '../config/api-key.js';
 import { strategyInputShape } from './strategy-inputs.js';
 
 /** The server's name in `initialize`, broken setup or not. */

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { LineSplitter, MAX_LINE_BYTES, type Line } from '../line-splitter.js';
+import { LineSplitter, MAX_LINE_BYTES, type Line } from '../text/line-splitter.js';
 import { requestIdOf, salvageRequestId } from './line-salvage.js';
 
 /** How much of each end of a line is searched for a request's id when it cannot be served. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
-import { byCodeUnits } from '../locale-free.js';
+import { byCodeUnits } from '../text/locale-free.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS } from '../run/status.js';

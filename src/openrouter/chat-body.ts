@@ -1,9 +1,6 @@
 /** What one chat completion asks, and the JSON body that asks it of OpenRouter. */
+import type { ReasoningEffort } from '../config/choices.js';
 import type { Text } from './text-parts.js';
-
-/** OpenRouter's unified `reasoning.effort` values that every face accepts (SPEC §10). */
-export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
-export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../plain-object.js';
+import { isPlainObject } from '../text/plain-object.js';
 import { badBody } from './error-map.js';
 import { completionBodySchema, type CompletionBody } from './schemas.js';
 

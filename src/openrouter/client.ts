@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { z } from 'zod';
 import { Deadline } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { UpstreamError } from '../errors.js';
 import { readText } from './body.js';
 import { chatBody, type ChatRequest } from './chat-body.js';
@@ -16,7 +16,7 @@ import { Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 
 export type { TokenUsage } from './usage.js';
-export type { ChatMessage, ChatRequest, ReasoningEffort } from './chat-body.js';
+export type { ChatMessage, ChatRequest } from './chat-body.js';
 
 export interface CallOptions {
   signal?: AbortSignal;

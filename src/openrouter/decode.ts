@@ -1,5 +1,5 @@
 import { UpstreamError } from '../errors.js';
-import { thousands } from '../locale-free.js';
+import { thousands } from '../text/locale-free.js';
 import { readText } from './body.js';
 import { parseBody } from './chunk.js';
 import { ChunkShape } from './chunk-shape.js';

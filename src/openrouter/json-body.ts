@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TextParts } from './text-parts.js';
-import { isHighSurrogate } from '../surrogate-pairs.js';
+import { isHighSurrogate } from '../text/surrogate-pairs.js';
 
 /** Strings longer than this are escaped a slice at a time. */
 const SLICE_CHARS = 16 * 1024;

@@ -1,4 +1,4 @@
-import { Utf8Bytes } from '../utf8-bytes.js';
+import { Utf8Bytes } from '../text/utf8-bytes.js';
 
 /**
  * Text gathered from many small pieces, kept up to `limit` characters, as UTF-8 until it is read

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../plain-object.js';
+import { isPlainObject } from '../text/plain-object.js';
 
 /** Token counts and cost of one call, each only where the upstream reported it sensibly. */
 export interface TokenUsage {

@@ -1,4 +1,4 @@
-import { thousands } from '../locale-free.js';
+import { thousands } from '../text/locale-free.js';
 import type { TokenUsage } from '../openrouter/client.js';
 import type { RunState } from '../run/record.js';
 import type { Joined } from '../run/service.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
+import { REASONING_EFFORTS } from '../config/choices.js';
 import { RUN_STATUSES } from '../run/status.js';
-import { STRATEGIES } from '../run/strategies/strategy.js';
+import { STRATEGIES } from '../config/choices.js';
 
 /**
  * What `process_prompt` and `get_run` return as structuredContent. Every field is always

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { thousands } from '../locale-free.js';
+import { thousands } from '../text/locale-free.js';
 import type { RunView } from '../run/service.js';
 import { fairCaps } from '../run/synthesis.js';
 import { prefix } from '../run/view.js';

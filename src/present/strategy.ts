@@ -1,4 +1,4 @@
-import { thousands } from '../locale-free.js';
+import { thousands } from '../text/locale-free.js';
 import type { RunState } from '../run/record.js';
 import { estimateUsd } from './refusal.js';
 import { capitalised, clip, describeError } from './words.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { OpenRouterClient } from '../openrouter/client.js';
 import { priceCatalogFor } from '../openrouter/price-catalog.js';
 import { Redactor } from '../openrouter/redact.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../openrouter/chat-body.js';
+import { REASONING_EFFORTS } from '../config/choices.js';
 import { agreementSchema } from './agreement/account.js';
 import { modelErrorSchema, usageSchema } from './record-common.js';
 import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
 import { RUN_STATUSES } from './status.js';
-import { STRATEGIES } from './strategies/strategy.js';
+import { STRATEGIES } from '../config/choices.js';
 
 export type { ModelError } from './record-common.js';
 export type {

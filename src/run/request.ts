@@ -1,9 +1,9 @@
-import { API_KEY_SHAPE } from '../api-key.js';
+import { API_KEY_SHAPE } from '../config/api-key.js';
 import { createHash } from 'node:crypto';
-import type { Config } from '../config.js';
-import type { ReasoningEffort } from '../openrouter/chat-body.js';
+import type { Config } from '../config/config.js';
+import type { ReasoningEffort } from '../config/choices.js';
 import type { RunRequest } from './request-schema.js';
-import type { Strategy } from './strategies/strategy.js';
+import type { Strategy } from '../config/choices.js';
 
 export type { RunRequest } from './request-schema.js';
 

@@ -1,4 +1,4 @@
-import { isHighSurrogate } from '../surrogate-pairs.js';
+import { isHighSurrogate } from '../text/surrogate-pairs.js';
 import type { RunState } from './record.js';
 import type { RunView } from './service.js';
 import { fairCaps } from './synthesis.js';

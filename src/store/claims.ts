@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isPlainObject } from '../plain-object.js';
+import { isPlainObject } from '../text/plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';

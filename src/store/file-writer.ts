@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
-import { freeBytes } from '../free-bytes.js';
-import { Utf8Bytes } from '../utf8-bytes.js';
+import { freeBytes } from '../text/free-bytes.js';
+import { Utf8Bytes } from '../text/utf8-bytes.js';
 
 /** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
 export interface Batching {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
+import { NOFOLLOW, NONBLOCK } from './open-flags.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
 

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
-import { NOFOLLOW, NONBLOCK } from '../open-flags.js';
+import { NOFOLLOW, NONBLOCK } from './open-flags.js';
 import type { Disk } from './disk.js';
 import { removeOwnFile } from './files.js';
 import { ownedByUs, unlessCode } from './private-dir.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { loadDotEnv } from '../dot-env.js';
+import { loadDotEnv } from '../config/dot-env.js';
 import { loadTeam, TeamNotInstalled, type Team } from './load.js';
 
 /** How long closing the pool may take once a command is done: it only says goodbye to the server. */

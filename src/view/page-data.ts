@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { toolResult } from '../present/result.js';
 import type { StructuredResult } from '../present/output-schema.js';
 import { ok, type Result } from '../result.js';

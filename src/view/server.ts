@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import { isRunId } from '../store/run-store.js';
 import { isMissing, runPage, runRows } from './page-data.js';

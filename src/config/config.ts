@@ -2,11 +2,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
-import { absoluteDir, blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './config-values.js';
+import { absoluteDir, blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './values.js';
 
-export { MAX_TIMER_MS } from './config-values.js';
-import { REASONING_EFFORTS, type ReasoningEffort } from './openrouter/chat-body.js';
-import { STRATEGIES, type Strategy } from './run/strategies/strategy.js';
+export { MAX_TIMER_MS } from './values.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from './choices.js';
+import { STRATEGIES, type Strategy } from './choices.js';
 
 /**
  * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`

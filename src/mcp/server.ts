@@ -1,10 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { resultView, type ToolContext } from './mcp/answer.js';
-import { forClient } from './mcp/clients.js';
-import { registerRunApp } from './mcp/app.js';
-import { getRun } from './mcp/get-run.js';
+import type { Config } from '../config/config.js';
+import { resultView, type ToolContext } from './answer.js';
+import { forClient } from './clients.js';
+import { registerRunApp } from './app.js';
+import { getRun } from './get-run.js';
 import {
   GET_RUN_DESCRIPTION,
   PROCESS_PROMPT_DESCRIPTION,
@@ -12,16 +12,16 @@ import {
   SERVER_NAME,
   getRunShape,
   processPromptShape,
-} from './mcp/input-schema.js';
-import { createProcessPromptTask } from './mcp/process-prompt.js';
-import { registerRunResources } from './mcp/resources.js';
-import { Session } from './mcp/session.js';
-import { PlainCallAdapter } from './mcp/plain-calls.js';
-import { RunTaskStore } from './mcp/tasks.js';
-import { outputShape } from './present/output-schema.js';
-import { toolResult, type Layout } from './present/result.js';
-import type { RunHandle } from './run/handle.js';
-import type { RunService } from './run/service.js';
+} from './input-schema.js';
+import { createProcessPromptTask } from './process-prompt.js';
+import { registerRunResources } from './resources.js';
+import { Session } from './session.js';
+import { PlainCallAdapter } from './plain-calls.js';
+import { RunTaskStore } from './tasks.js';
+import { outputShape } from '../present/output-schema.js';
+import { toolResult, type Layout } from '../present/result.js';
+import type { RunHandle } from '../run/handle.js';
+import type { RunService } from '../run/service.js';
 
 export interface ServerDeps {
   config: Config;

@@ -1,23 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
-import { terminalGreeting } from './cli/help.js';
-import { ConfigError, MAX_TIMER_MS, type Config } from './config.js';
-import { RunHostClient } from './host/client.js';
-import { createLogger } from './log/logger.js';
-import { LineTransport } from './mcp/line-transport.js';
-import { createSetupErrorServer } from './mcp/setup-error-server.js';
+import { ConfigError, MAX_TIMER_MS, type Config } from '../config/config.js';
+import { RunHostClient } from '../host/client.js';
+import { createLogger } from '../log/logger.js';
+import { LineTransport } from './line-transport.js';
+import { createSetupErrorServer } from './setup-error-server.js';
 import { createServer } from './server.js';
 import { exitOnDisconnect, type ClientGone, type Stops } from './shutdown.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 /**
  * The stdio MCP server: stdout carries JSON-RPC and nothing else. A setup problem does not end
  * it: a server that says what is wrong in every tool call starts instead.
  */
 export async function startServer(readConfig: () => Config): Promise<void> {
-  // Someone started it by hand: nothing in a terminal will speak JSON-RPC to it.
-  if (process.stdin.isTTY) process.stderr.write(terminalGreeting(packageVersion()));
   let config: Config;
   let logger: Logger;
   try {
