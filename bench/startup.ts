@@ -21,7 +21,7 @@ import {
 } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const TARGET_RATIO = 0.8;
+const TARGET_RATIO = 0.6;
 
 const fake = await startFakeOpenRouter();
 const { ours, reference, cleanup } = await serversUnderTest();

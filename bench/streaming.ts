@@ -35,7 +35,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ANSWER_CHARS = 2 * 1024 * 1024;
 const EVENTS = 10_000;
 const FIXED_EVENTS = 10;
-const WALL_TARGET = 1.3;
+const WALL_TARGET = 1;
 const CPU_TARGET = { ratio: 2, floorUs: 5 };
 
 const fake = await startFakeOpenRouter();
