@@ -5,8 +5,7 @@ import { API_KEY_SHAPE } from './api-key.js';
 import { absoluteDir, blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './values.js';
 
 export { MAX_TIMER_MS } from './values.js';
-import { REASONING_EFFORTS, type ReasoningEffort } from './choices.js';
-import { STRATEGIES, type Strategy } from './choices.js';
+import { REASONING_EFFORTS, type ReasoningEffort, STRATEGIES, type Strategy } from './choices.js';
 
 /**
  * The original's vendors and roles (SPEC §2) on ids that do not rot: OpenRouter's `~vendor/...-latest`

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../config/choices.js';
-import { STRATEGIES } from '../config/choices.js';
+import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 
 /**
  * process_prompt's per-call inputs for SPEC §10, to spread into its input schema. Every bad

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../config/choices.js';
+import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 import { RUN_STATUSES } from '../run/status.js';
-import { STRATEGIES } from '../config/choices.js';
 
 /**
  * What `process_prompt` and `get_run` return as structuredContent. Every field is always
