@@ -6,7 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Deadline } from '../clock.js';
 import { ensureHostDir, removeOwnHostFile, type HostPaths } from './paths.js';
-import { HostChannel } from './channel.js';
 import { HostRunService } from './host-run-service.js';
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
@@ -31,12 +30,11 @@ export type Reached = { runs: HostRunService } | { unavailable: string };
  * the start lock spawns it, the others wait for its socket.
  */
 export async function reachHost(paths: HostPaths, version: string, { start }: { start: boolean }): Promise<Reached> {
-  if (!start) {
-    return openChannel(paths, version).then(
-      (channel) => ({ runs: new HostRunService(channel) }),
+  if (!start)
+    return openHost(paths, version).then(
+      (runs) => ({ runs }),
       (error: Error) => ({ unavailable: error.message }),
     );
-  }
   try {
     await ensureHostDir(paths.dir);
   } catch (error) {
@@ -44,8 +42,8 @@ export async function reachHost(paths: HostPaths, version: string, { start }: { 
   }
   const deadline = Deadline.after(START_MS);
   while (deadline.msLeft() > 0) {
-    const channel = await openChannel(paths, version).catch(() => undefined);
-    if (channel) return { runs: new HostRunService(channel) };
+    const runs = await openHost(paths, version).catch(() => undefined);
+    if (runs) return { runs };
     const started = await startHost(paths, deadline);
     if (started !== 'started' && started !== 'busy') return { unavailable: started.failed };
     if (started === 'busy') await sleep(50);
@@ -53,9 +51,9 @@ export async function reachHost(paths: HostPaths, version: string, { start }: { 
   return { unavailable: `the run host did not answer on ${paths.socket} within ${START_MS / 1000} s` };
 }
 
-/** A channel to the host on the socket: the host of this very version, or none. */
-async function openChannel(paths: HostPaths, version: string): Promise<HostChannel> {
-  return HostChannel.open(await connect(paths.socket), version).catch((error: Error) => {
+/** The host on the socket, if it is of this very version. */
+async function openHost(paths: HostPaths, version: string): Promise<HostRunService> {
+  return HostRunService.open(await connect(paths.socket), version).catch((error: Error) => {
     throw new Error(`${paths.socket}: ${error.message}`);
   });
 }
