@@ -15,19 +15,14 @@ import { NOFOLLOW } from '../store/open-flags.js';
 const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
-/**
- * glibc's malloc gives each thread that allocates an arena of its own; the host's threads
- * (libuv's, V8's collector's) share one instead, which keeps its memory lower at no cost in
- * time. A value the user set is kept; other C libraries ignore it.
- */
+/** The host's threads share one glibc malloc arena rather than one each: less memory, no slower. */
 const HOST_MALLOC_ARENAS = '1';
 
 export type Reached = { runs: HostRunService } | { unavailable: string };
 
 /**
- * The run host's runs, over a new connection: the running host, or (with `start`) one started
- * now; or why there is none. Many clients starting at once start one host: the one that takes
- * the start lock spawns it, the others wait for its socket.
+ * The running host's runs, or (with `start`) those of one started now; or why there is none.
+ * Of many clients starting at once, the one that takes the start lock spawns the host.
  */
 export async function reachHost(paths: HostPaths, version: string, { start }: { start: boolean }): Promise<Reached> {
   if (!start)
@@ -60,7 +55,7 @@ async function openHost(paths: HostPaths, version: string): Promise<HostRunServi
 
 type Started = 'started' | 'busy' | { failed: string };
 
-/** Starts the host under the start lock; `busy` when another client holds the lock (and is starting it). */
+/** Starts the host under the start lock; `busy` while another client holds it. */
 async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   if (!(await takeLock(paths.lock))) {
     if (await staleLock(paths.lock)) await removeOwnHostFile(paths.lock, 'file').catch(() => undefined);
@@ -84,7 +79,7 @@ async function takeLock(lock: string): Promise<boolean> {
   }
 }
 
-/** Whether the lock's holder is gone (its pid is dead) or has held it far longer than a start takes. */
+/** Whether the lock's holder is dead or has held it far longer than a start takes. */
 async function staleLock(lock: string): Promise<boolean> {
   const info = await stat(lock).catch(() => undefined);
   if (!info) return false;
@@ -100,9 +95,8 @@ async function staleLock(lock: string): Promise<boolean> {
 }
 
 /**
- * Spawns the host detached, in its own session: a signal to this client's process group (Ctrl-C,
- * a client ending its servers) never reaches it. It says `ready`, `exists` or `failed: why` on
- * stdout; after that nobody reads it, and it lives on its own.
+ * Spawns the host in its own session, so that a signal to this client's process group (Ctrl-C)
+ * never reaches it, and waits for its first line on stdout.
  */
 function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   return new Promise((resolve) => {
@@ -133,7 +127,7 @@ function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   });
 }
 
-/** How to run this very package's bin: the bundle's bin.js beside this code, or, from the sources, bin.ts through tsx. */
+/** This package's bin: the bundle's bin.js beside this code, or from the sources bin.ts through tsx. */
 function hostCommand(): string[] {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return ['--import', 'tsx', path.resolve(path.dirname(here), '..', 'bin.ts')];

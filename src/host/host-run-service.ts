@@ -11,12 +11,6 @@ const HELLO_MS = 5000;
 /** Beyond a wait's own length, how long an ask may take before the client gives up on it. */
 const ASK_SLACK_MS = 30_000;
 
-export interface AskOptions {
-  /** Takes the ask back: the host stops what it does for it, and the ask rejects with the signal's reason. */
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
 /**
  * The run host's runs over one connection: each call is one numbered ask, settled by its reply.
  * Once the connection is lost (the host exited or was killed) it is `lost`, every ask still
@@ -86,8 +80,8 @@ export class HostRunService {
     return this.ask('info', {}) as Promise<HostInfo>;
   }
 
-  /** Asks the host for operation `op`: what it returned; rejects when it failed, is taken back, or times out. */
-  ask(op: string, args: object, { signal, timeoutMs = ASK_SLACK_MS }: AskOptions = {}): Promise<unknown> {
+  /** What operation `op` returned; rejects when it failed or timed out, or `signal` took it back (the host then stops too). */
+  ask(op: string, args: object, { signal, timeoutMs = ASK_SLACK_MS }: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<unknown> {
     if (this.lost) return Promise.reject(new Error('the connection to the run host is closed'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = ++this.lastId;

@@ -11,21 +11,9 @@ import type { RunView } from '../run/service.js';
  */
 export const HOST_NAME = 'parallel-llm-run-host';
 
-export interface Hello {
-  host: string;
-  version: string;
-}
-
-export interface Ask {
-  id: number;
-  op: string;
-  args: unknown;
-}
-
-export interface Withdraw {
-  withdraw: number;
-}
-
+export type Hello = { host: string; version: string };
+export type Ask = { id: number; op: string; args: unknown };
+export type Withdraw = { withdraw: number };
 export type Reply = { id: number; value: unknown } | { id: number; failed: string };
 
 const id = z.string().min(1).max(200);
