@@ -5,10 +5,9 @@ import type { Config } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/local-runs.js';
-import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
 import { IdleStop } from './idle.js';
-import { ensureHostDir, hostPaths, removeOwnHostFile, type HostPaths } from './paths.js';
+import { ensureHostDir, hostPaths, removeOwnHostFile } from './paths.js';
 import { answers, listen } from './socket.js';
 import { serveClient } from './serve.js';
 
@@ -71,7 +70,15 @@ async function runHost(args: string[], config: Config): Promise<void> {
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;
-  const stop = stopper({ server, runs, upstream, logger, paths, socketIno });
+  const stop = stopper(logger, async (why, interrupt) => {
+    logger.info({ why, running: runs.running }, 'run host stopping');
+    server.close();
+    // A newer host may have taken the socket's name after this one lost it: remove only our own.
+    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
+      await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
+    await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
+    await upstream.close();
+  });
   process.once('SIGTERM', () => void stop('SIGTERM', true));
   process.once('SIGINT', () => void stop('SIGINT', true));
   // Detached, the host has no terminal to lose: a hang-up is no reason to stop paid runs.
@@ -116,29 +123,14 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
   return true;
 }
 
-interface Parts {
-  server: net.Server;
-  runs: Runs;
-  upstream: OpenRouterClient;
-  logger: Logger;
-  paths: HostPaths;
-  socketIno: number | undefined;
-}
-
-/** Stops the host once; `interrupt` journals its runs as interrupted, to be resumed. */
-function stopper({ server, runs, upstream, logger, paths, socketIno }: Parts) {
+/** Stops the host once: `teardown` (with `interrupt`, its runs are journaled as interrupted, to be resumed), then the log is flushed. */
+function stopper(logger: Logger, teardown: (why: string, interrupt: boolean) => Promise<void>) {
   let stopping = false;
   return async (why: string, interrupt: boolean, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ why, running: runs.running }, 'run host stopping');
     setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
-    server.close();
-    // A newer host may have taken the socket's name after this one lost it: remove only our own.
-    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
-      await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
-    await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
-    await upstream.close();
+    await teardown(why, interrupt);
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(exitCode);
   };

@@ -46,8 +46,7 @@ export interface HostInfo {
   log: string;
 }
 
-/** JSON has no Map, so a run's view goes with its answers as [index, text] pairs. */
+/** A run's view as it comes: send() writes its answers, a Map, as [index, text] pairs. */
 export type WireView = Omit<RunView, 'answers'> & { answers: Array<[number, string]> };
 
-export const viewToWire = (view: RunView): WireView => ({ ...view, answers: [...view.answers] });
 export const viewFromWire = (view: WireView): RunView => ({ ...view, answers: new Map(view.answers) });

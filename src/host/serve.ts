@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net';
 import { z } from 'zod';
-import { ok } from '../result.js';
 import type { RunService } from '../run/service.js';
-import { HOST_NAME, inputs, viewToWire, type HostInfo, type Operation, type Reply } from './protocol.js';
+import { HOST_NAME, inputs, type HostInfo, type Operation, type Reply } from './protocol.js';
 import { readMessages, send } from './wire.js';
 
 /**
@@ -54,16 +53,8 @@ type AnyHandler = (args: unknown, signal: AbortSignal) => Promise<unknown>;
 function operations(service: RunService, info: () => HostInfo): Handlers {
   return {
     start: ({ request, ...options }) => service.start(request, options),
-    watch: async ({ id, ...options }, signal) => {
-      const watched = await service.watch(id, { ...options, signal });
-      if (!watched.ok) return watched;
-      const { view, ...rest } = watched.value;
-      return ok(view ? { ...rest, view: viewToWire(view) } : rest);
-    },
-    view: async ({ id, maxChars }) => {
-      const viewed = await service.view(id, maxChars);
-      return viewed.ok ? ok(viewToWire(viewed.value)) : viewed;
-    },
+    watch: ({ id, ...options }, signal) => service.watch(id, { ...options, signal }),
+    view: ({ id, maxChars }) => service.view(id, maxChars),
     cancel: ({ id, reason }) => service.cancel(id, reason),
     list: ({ limit }) => service.list(limit),
     info: async () => info(),

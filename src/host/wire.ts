@@ -7,8 +7,11 @@ const LEADING_ID = /^\{"id":(\d{1,15})[,}]/;
 
 /** A socket that has failed drops the message; its 'close' tells its owner. */
 export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): void {
-  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+  if (!socket.destroyed) socket.write(`${JSON.stringify(message, mapsAsEntries)}\n`);
 }
+
+/** JSON has no Map (a run's view has one): it goes as its [key, value] entries. */
+const mapsAsEntries = (_key: string, value: unknown) => (value instanceof Map ? [...value] : value);
 
 /**
  * Reads the socket's messages, one JSON object a line; `onUnreadable` gets the id (when shown) of
