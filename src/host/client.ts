@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import type { Reached } from './connect.js';
 import type { HostRunService } from './host-run-service.js';
-import { hostPaths, socketProblem } from './paths.js';
+import { hostPaths } from './paths.js';
 import type { HostInfo } from './protocol.js';
 import { useRuntimeFlags } from './runtime-flags.js';
 
@@ -109,14 +109,9 @@ export class RunHostClient implements RunService {
   }
 }
 
-/** The run host of these settings, unless no socket can be made for it. */
+/** The run host of these settings, over its socket. */
 function socketReach(config: Config, version: string): ReachHost {
-  return async (start) => {
-    const paths = hostPaths(config, version);
-    const problem = socketProblem(paths);
-    if (problem) return { unavailable: problem };
-    return (await import('./connect.js')).reachHost(paths, version, { start });
-  };
+  return async (start) => (await import('./connect.js')).reachHost(hostPaths(config, version), version, { start });
 }
 
 /** Loaded only when needed: a relay never loads the code that runs runs. */

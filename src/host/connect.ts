@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Deadline } from '../clock.js';
-import { ensureHostDir, removeOwnHostFile, type HostPaths } from './paths.js';
+import { ensureHostDir, removeOwnHostFile, socketProblem, type HostPaths } from './paths.js';
 import { HostRunService } from './host-run-service.js';
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
@@ -25,6 +25,8 @@ export type Reached = { runs: HostRunService } | { unavailable: string };
  * Of many clients starting at once, the one that takes the start lock spawns the host.
  */
 export async function reachHost(paths: HostPaths, version: string, { start }: { start: boolean }): Promise<Reached> {
+  const problem = socketProblem(paths);
+  if (problem) return { unavailable: problem };
   if (!start)
     return openHost(paths, version).then(
       (runs) => ({ runs }),
