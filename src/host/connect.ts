@@ -102,7 +102,7 @@ async function staleLock(lock: string): Promise<boolean> {
  */
 function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...RUNTIME_FLAGS.host, ...hostCommand(), 'host', paths.id], {
+    const child = spawn(process.execPath, [...RUNTIME_FLAGS.host, ...binCommand(), 'host', paths.id], {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
       cwd: paths.dir,
@@ -130,7 +130,7 @@ function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
 }
 
 /** This package's bin: the bundle's bin.js beside this code, or from the sources bin.ts through tsx. */
-function hostCommand(): string[] {
+function binCommand(): string[] {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return ['--import', 'tsx', path.resolve(path.dirname(here), '..', 'bin.ts')];
   return [path.join(path.dirname(here), 'bin.js')];
