@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { HostChannel } from '../src/host/channel.js';
-import { HOST_NAME, lookupErrorSchema, outputs, type HostInfo } from '../src/host/protocol.js';
+import { HOST_NAME, type HostInfo } from '../src/host/protocol.js';
 import { RunHostClient } from '../src/host/client.js';
 import { HostRunService } from '../src/host/host-run-service.js';
 import { serveClient } from '../src/host/serve.js';
@@ -14,10 +13,9 @@ import { harnessesClosedAfterEach } from './support/harness.js';
 import { waitFor } from './support/wait.js';
 
 /**
- * The run host's channel (src/host/wire.ts) between a client and the host's server, over a real
- * socket and a real run service. A client takes the replies as they are (it speaks only to a
- * host of its own version), so the first test is what holds the host to the shapes
- * src/host/protocol.ts declares.
+ * The run host's protocol (src/host/protocol.ts) between a client and the host's server, over a
+ * real socket and a real run service. A client takes the replies as they are (it speaks only to a
+ * host of its own version), so the first test holds every reply to what the service itself gives.
  */
 const VERSION = '0.0.0-test';
 const fake = await startFakeOpenRouter();
@@ -89,15 +87,12 @@ async function hostOverRuns(models = env) {
     close: () => runs.close(),
   };
   const host = await listening((socket) => serveClient(socket, service, VERSION, info));
-  const channel = await HostChannel.open(await host.connect(), VERSION);
+  const channel = await HostRunService.open(await host.connect(), VERSION);
   const ask = (op: string, args: object, signal?: AbortSignal) => channel.ask(op, args, { timeoutMs: 20_000, signal });
-  const value = async (op: string, args: object) => {
-    const reply = await ask(op, args);
-    if (!reply.ok) throw new Error(reply.error.message);
-    return reply.value;
-  };
   const request = (prompt: string) => runRequest(prompt, {}, harness.config);
-  return { host, channel, ask, value, request, watched, service, config: harness.config };
+  /** A run of the slow model, started through the host: its id. */
+  const slowRun = async (prompt: string) => ((await ask('start', { request: request(prompt) })) as { id: string }).id;
+  return { host, channel, ask, request, slowRun, watched, service, config: harness.config };
 }
 
 /** A connection that writes lines as they are given and reads the host's replies, parsed. */
@@ -123,73 +118,61 @@ async function rawFace(host: { connect: () => Promise<net.Socket> }) {
 }
 
 describe('the run host protocol', () => {
-  it('answers every operation with the shape it declares', async () => {
-    const { ask, value, request } = await hostOverRuns();
-    const { run_id } = outputs.start.parse(await value('start', { request: request('shapes') })) as { run_id: string };
-
-    expect(outputs.watch.parse(await value('watch', { run_id, wait_ms: 0 })).state.run_id).toBe(run_id);
-    const watched = outputs.watch.parse(await value('watch', { run_id, wait_ms: 10_000, until_settled: true, view_chars: 1000 }));
-    expect(watched.state.status).toBe('complete');
-    expect(watched.view?.answer).toBe('merged ✓');
-
-    expect(outputs.view.parse(await value('view', { run_id, max_chars: 1000 })).answer).toBe('merged ✓');
-    expect(outputs.list.parse(await value('list', { limit: 5 })).runs.map((run) => run.id)).toContain(run_id);
-    expect(outputs.cancel.parse(await value('cancel', { run_id, reason: 'late' })).stopped).toBe(false);
-    expect(outputs.info.parse(await value('info', {})).version).toBe(VERSION);
-
-    const missing = await ask('view', { run_id: 'not-a-run', max_chars: 10 });
-    expect(!missing.ok && lookupErrorSchema.parse(missing.error).kind).toBe('bad_id');
-  });
-
-  it("is what a client's run service reads: a run started, watched to its end, and viewed", async () => {
-    const { channel, request } = await hostOverRuns();
-    const service = new HostRunService(channel);
-    const started = await service.start(request('a client'));
+  it('gives a client, for every operation, what the run service itself gives', async () => {
+    const { channel: remote, request, service: local } = await hostOverRuns();
+    const started = await remote.start(request('a client'));
     if ('refused' in started) throw new Error('refused');
-    const watched = await service.watch(started.id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
-    expect(watched.ok && watched.value.state.status).toBe('complete');
+    expect(started).toMatchObject({ joined: 'new', state: { run_id: started.id } });
+
+    const watched = await remote.watch(started.id, { waitMs: 10_000, untilSettled: true, viewChars: 1000 });
+    expect(watched.ok && watched.value.view?.answers).toBeInstanceOf(Map);
     expect(watched.ok && watched.value.view?.answer).toBe('merged ✓');
-    const viewed = await service.view(started.id, 1000);
-    expect(viewed.ok && viewed.value.answer).toBe('merged ✓');
-    expect(await service.view('not-a-run', 10)).toMatchObject({ ok: false, error: { kind: 'bad_id' } });
+    const now = { waitMs: 0, viewChars: 1000 };
+    expect(await remote.watch(started.id, now)).toEqual(await local.watch(started.id, now));
+    expect(await remote.start(request('a client'))).toEqual(await local.start(request('a client')));
+    expect(await remote.view(started.id, 1000)).toEqual(await local.view(started.id, 1000));
+    expect(await remote.list(5)).toEqual(await local.list(5));
+    expect(await remote.cancel(started.id, 'late')).toEqual(await local.cancel(started.id, 'late'));
+    expect(await remote.info()).toMatchObject({ pid: process.pid, version: VERSION, socket: 's' });
+    expect(await remote.view('not-a-run', 10)).toEqual(await local.view('not-a-run', 10));
+    expect(await remote.watch('not-a-run', { waitMs: 0 })).toMatchObject({ ok: false, error: { kind: 'bad_id' } });
   });
 
   it('refuses what it cannot do, and says why', async () => {
     const { ask } = await hostOverRuns();
-    await expect(ask('view', { run_id: 42, max_chars: 10 })).rejects.toThrow(/the arguments of view are not valid: .*run_id/s);
+    await expect(ask('view', { id: 42, maxChars: 10 })).rejects.toThrow(/the arguments of view are not valid: .*→ at id/s);
     await expect(ask('delete_everything', {})).rejects.toThrow('no such operation: "delete_everything"');
     // A run host of this version is still served after both.
-    expect((await ask('info', {})).ok).toBe(true);
+    expect(await ask('info', {})).toMatchObject({ version: VERSION });
   });
 
   it('ends the wait a client takes back, or asked for too long, and the client hears why', async () => {
-    const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
-    const { run_id } = (await value('start', { request: request('withdrawn') })) as { run_id: string };
+    const { ask, channel, slowRun, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const id = await slowRun('withdrawn');
     const withdraw = new AbortController();
-    const asked = ask('watch', { run_id, wait_ms: 60_000, until_settled: true }, withdraw.signal);
+    const asked = ask('watch', { id, waitMs: 60_000, untilSettled: true }, withdraw.signal);
     await waitFor(() => watched.length === 1);
     withdraw.abort(new Error('the client cancelled'));
     await expect(asked).rejects.toThrow('the client cancelled');
     await waitFor(() => watched[0]!.aborted);
 
-    const late = channel.ask('watch', { run_id, wait_ms: 60_000, until_settled: true }, { timeoutMs: 100 });
+    const late = channel.ask('watch', { id, waitMs: 60_000, untilSettled: true }, { timeoutMs: 100 });
     await expect(late).rejects.toThrow('the run host did not answer within 1 s');
     await waitFor(() => watched[1]?.aborted === true);
-    await value('cancel', { run_id, reason: 'done with it' });
+    await ask('cancel', { id, reason: 'done with it' });
   });
 
   it('ends the waits of a client whose connection is lost, and the client knows before its asks fail', async () => {
-    const { ask, channel, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
-    const { run_id } = (await value('start', { request: request('lost') })) as { run_id: string };
+    const { ask, channel, slowRun, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const id = await slowRun('lost');
     const told: string[] = [];
-    channel.onclose = () => told.push('closed');
-    const asked = ask('watch', { run_id, wait_ms: 60_000, until_settled: true }).catch((error: Error) => {
-      told.push(error.message);
+    const asked = ask('watch', { id, waitMs: 60_000, untilSettled: true }).catch((error: Error) => {
+      told.push(`lost: ${channel.lost}`, error.message);
     });
     await waitFor(() => watched.length === 1);
     await channel.close();
     await asked;
-    expect(told).toEqual(['closed', 'the connection to the run host was lost']);
+    expect(told).toEqual(['lost: true', 'the connection to the run host was lost']);
     await waitFor(() => watched[0]!.aborted);
     await expect(ask('info', {})).rejects.toThrow('the connection to the run host is closed');
   });
@@ -225,22 +208,22 @@ describe('the run host protocol', () => {
   });
 
   it('answers an ask whose id is still in use with an error, and still ends the first wait when the client goes', async () => {
-    const { host, value, request, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
-    const { run_id } = (await value('start', { request: request('twice') })) as { run_id: string };
+    const { host, ask, slowRun, watched } = await hostOverRuns({ ...env, PARALLEL_LLM_MODELS: 'p/slow' });
+    const id = await slowRun('twice');
     const raw = await rawFace(host);
-    const watch = JSON.stringify({ id: 5, op: 'watch', args: { run_id, wait_ms: 60_000, until_settled: true } });
+    const watch = JSON.stringify({ id: 5, op: 'watch', args: { id, waitMs: 60_000, untilSettled: true } });
     raw.write(watch, watch);
     expect((await raw.replies(2))[1]).toEqual({ id: 5, failed: 'ask 5 is still being answered' });
     expect(watched).toHaveLength(1);
     raw.close();
     await waitFor(() => watched[0]!.aborted);
-    await value('cancel', { run_id, reason: 'done with it' });
+    await ask('cancel', { id, reason: 'done with it' });
   });
 
   it("says what the run service refused to do, in the service's words", async () => {
-    const { value, request } = await hostOverRuns();
+    const { ask, request } = await hostOverRuns();
     const keyAsModel = { ...request('a key where a model belongs'), models: ['sk-or-v1-0123456789abcdef0123456789'] };
-    await expect(value('start', { request: keyAsModel })).rejects.toThrow('a model id of the request is an API key');
+    await expect(ask('start', { request: keyAsModel })).rejects.toThrow('a model id of the request is an API key');
   });
 
   it('reaches a host again when the connection is lost during an ask, and asks there once more', async () => {
@@ -249,9 +232,9 @@ describe('the run host protocol', () => {
       serveClient(socket, service, VERSION, info);
       socket.on('data', (chunk: Buffer) => chunk.includes('"op":"watch"') && socket.destroy());
     });
-    const hosts = [await HostChannel.open(await dying.connect(), VERSION), channel];
+    const hosts = [await HostRunService.open(await dying.connect(), VERSION), channel];
     let reached = 0;
-    const runs = new RunHostClient(config, silentLogger, VERSION, async () => ({ runs: new HostRunService(hosts[reached++]!) }));
+    const runs = new RunHostClient(config, silentLogger, VERSION, async () => ({ runs: hosts[reached++]! }));
     const started = await runs.start(request('lost and found'));
     if ('refused' in started) throw new Error('refused');
     const watched = await runs.watch(started.id, { waitMs: 10_000, untilSettled: true });
@@ -261,10 +244,10 @@ describe('the run host protocol', () => {
 
   it('is not taken for the run host by a client of another version, nor is anything else', async () => {
     const host = await listening((socket) => serveClient(socket, {} as RunService, '9.9.9', info));
-    await expect(HostChannel.open(await host.connect(), VERSION)).rejects.toThrow(
+    await expect(HostRunService.open(await host.connect(), VERSION)).rejects.toThrow(
       `served by ${HOST_NAME} 9.9.9, not the run host ${VERSION}`,
     );
     const stranger = await listening((socket) => socket.end('{"not":"a host"}\n'));
-    await expect(HostChannel.open(await stranger.connect(), VERSION)).rejects.toThrow('served by undefined undefined');
+    await expect(HostRunService.open(await stranger.connect(), VERSION)).rejects.toThrow('served by undefined undefined');
   });
 });

@@ -3,28 +3,25 @@ import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import type { Reached } from './connect.js';
 import type { HostRunService } from './host-run-service.js';
-import { hostPaths, socketProblem } from './paths.js';
+import { hostPaths } from './paths.js';
 import type { HostInfo } from './protocol.js';
 import { useRuntimeFlags } from './runtime-flags.js';
 
 type Need = 'execute' | 'read';
 type Runs = Pick<RunService, 'start' | 'watch' | 'view' | 'cancel' | 'list'>;
 /** How a client reaches the run host: `start` says whether it may start one. */
-export type ReachHost = (start: boolean) => Promise<Reached>;
+type ReachHost = (start: boolean) => Promise<Reached>;
 
 /**
- * Where this process's runs execute, decided in this one place, at the first call that needs
- * it and again after a host is lost. A run starts in the run host (started if none is
- * running), so that it outlives this process; where no host can be (PARALLEL_LLM_RUN_HOST=off,
- * a sandbox), in this process, which says so once. Reading a run never starts a host: it asks
- * the running one, else reads the run folders. A call cut off by a lost host is tried once more.
+ * Decides where this process's runs execute: in the run host (started if need be) so that they
+ * outlive this process, or here where no host can be (PARALLEL_LLM_RUN_HOST=off, a sandbox).
+ * Reading a run never starts a host; a call cut off by a lost host is tried once more.
  */
 export class RunHostClient implements RunService {
   private host: HostRunService | undefined;
   private here: Promise<RunService> | undefined;
-  /** Set once runs execute in this process for want of a host. */
   private executesHere: boolean;
-  private hereNotice: string | undefined;
+  notice: string | undefined;
   private deciding: Promise<unknown> = Promise.resolve();
   private readonly listeners: Array<() => void> = [];
 
@@ -38,11 +35,6 @@ export class RunHostClient implements RunService {
     if (this.executesHere) useRuntimeFlags('runsHere');
   }
 
-  /** Said once to the user: runs execute in this process, since no host could start. */
-  get notice(): string | undefined {
-    return this.hereNotice;
-  }
-
   async start(...args: Parameters<RunService['start']>): ReturnType<RunService['start']> {
     const started = await this.use('execute', (runs) => runs.start(...args));
     if (!('refused' in started)) for (const listener of this.listeners) listener();
@@ -54,23 +46,20 @@ export class RunHostClient implements RunService {
   cancel: RunService['cancel'] = (id, reason) => this.use('read', (runs) => runs.cancel(id, reason));
   list: RunService['list'] = (limit) => this.use('read', (runs) => runs.list(limit));
 
-  /** The running host's own account of itself, or undefined when none is running; never starts one. */
+  /** The running host's account of itself; never starts one. */
   async hostInfo(): Promise<HostInfo | undefined> {
     const runs = await this.decide('read');
     return runs === this.host ? this.host.info() : undefined;
   }
 
-  /** Called after each run this client starts (for the resource list). */
   onStart(listener: () => void): void {
     this.listeners.push(listener);
   }
 
-  /** Settles once the runs this process executes have ended: at once when they execute in the run host. */
   async finished(): Promise<void> {
     await (await this.here)?.finished();
   }
 
-  /** This client is done: runs executed in this process stop, journaled to be resumed; the run host's go on. */
   async close(): Promise<void> {
     await Promise.all([this.host?.close(), this.here?.then((runs) => runs.close())]);
   }
@@ -81,7 +70,6 @@ export class RunHostClient implements RunService {
     try {
       return await operation(runs);
     } catch (error) {
-      // Cut off by the loss of its host: decided again, and tried once more there.
       if (!host?.lost || signal?.aborted) throw error;
       return operation(await this.decide(need));
     }
@@ -109,30 +97,24 @@ export class RunHostClient implements RunService {
     if (need === 'read') return this.runsHere();
     this.logger.warn({ reason: reached.unavailable }, 'no run host: runs execute in this process');
     this.executesHere = true;
-    // Streaming answers here needs the flags a relay leaves off.
     useRuntimeFlags('runsHere');
-    this.hereNotice = `Runs execute in this server process, since the run host could not start (${reached.unavailable}): a run stops if the client ends this server, and the same request afterwards resumes it, asking only the models without a saved answer.`;
+    this.notice = `Runs execute in this server process, since the run host could not start (${reached.unavailable}): a run stops if the client ends this server, and the same request afterwards resumes it, asking only the models without a saved answer.`;
     return this.runsHere();
   }
 
-  /** This process's own runs: only read while a host executes them, executed here where there is none. */
+  /** Only read while a host executes the runs; executed here where there is none. */
   private runsHere(): Promise<RunService> {
     this.here ??= loadRunsHere(this.config, this.logger);
     return this.here;
   }
 }
 
-/** The run host of these settings, over its socket; none when no socket can be made there. */
+/** The run host of these settings, over its socket. */
 function socketReach(config: Config, version: string): ReachHost {
-  return async (start) => {
-    const paths = hostPaths(config, version);
-    const problem = socketProblem(paths);
-    if (problem) return { unavailable: problem };
-    return (await import('./connect.js')).reachHost(paths, version, { start });
-  };
+  return async (start) => (await import('./connect.js')).reachHost(hostPaths(config, version), version, { start });
 }
 
-/** Loaded only when needed: a server whose runs are the host's never loads the code that runs them. */
+/** Loaded only when needed: a relay never loads the code that runs runs. */
 async function loadRunsHere(config: Config, logger: Logger): Promise<RunService> {
   const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/local-runs.js')]);
   const client = OpenRouterClient.fromConfig(config, logger);

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Deadline } from '../clock.js';
-import { ensureHostDir, removeOwnHostFile, type HostPaths } from './paths.js';
-import { HostChannel } from './channel.js';
+import { ensureHostDir, removeOwnHostFile, socketProblem, type HostPaths } from './paths.js';
 import { HostRunService } from './host-run-service.js';
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
@@ -16,27 +15,23 @@ import { NOFOLLOW } from '../store/open-flags.js';
 const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
-/**
- * glibc's malloc gives each thread that allocates an arena of its own; the host's threads
- * (libuv's, V8's collector's) share one instead, which keeps its memory lower at no cost in
- * time. A value the user set is kept; other C libraries ignore it.
- */
+/** The host's threads share one glibc malloc arena rather than one each: less memory, no slower. */
 const HOST_MALLOC_ARENAS = '1';
 
 export type Reached = { runs: HostRunService } | { unavailable: string };
 
 /**
- * The run host's runs, over a new connection: the running host, or (with `start`) one started
- * now; or why there is none. Many clients starting at once start one host: the one that takes
- * the start lock spawns it, the others wait for its socket.
+ * The running host's runs, or (with `start`) those of one started now; or why there is none.
+ * Of many clients starting at once, the one that takes the start lock spawns the host.
  */
 export async function reachHost(paths: HostPaths, version: string, { start }: { start: boolean }): Promise<Reached> {
-  if (!start) {
-    return openChannel(paths, version).then(
-      (channel) => ({ runs: new HostRunService(channel) }),
+  const problem = socketProblem(paths);
+  if (problem) return { unavailable: problem };
+  if (!start)
+    return openHost(paths, version).then(
+      (runs) => ({ runs }),
       (error: Error) => ({ unavailable: error.message }),
     );
-  }
   try {
     await ensureHostDir(paths.dir);
   } catch (error) {
@@ -44,8 +39,8 @@ export async function reachHost(paths: HostPaths, version: string, { start }: { 
   }
   const deadline = Deadline.after(START_MS);
   while (deadline.msLeft() > 0) {
-    const channel = await openChannel(paths, version).catch(() => undefined);
-    if (channel) return { runs: new HostRunService(channel) };
+    const runs = await openHost(paths, version).catch(() => undefined);
+    if (runs) return { runs };
     const started = await startHost(paths, deadline);
     if (started !== 'started' && started !== 'busy') return { unavailable: started.failed };
     if (started === 'busy') await sleep(50);
@@ -53,16 +48,16 @@ export async function reachHost(paths: HostPaths, version: string, { start }: { 
   return { unavailable: `the run host did not answer on ${paths.socket} within ${START_MS / 1000} s` };
 }
 
-/** A channel to the host on the socket: the host of this very version, or none. */
-async function openChannel(paths: HostPaths, version: string): Promise<HostChannel> {
-  return HostChannel.open(await connect(paths.socket), version).catch((error: Error) => {
+/** The host on the socket, if it is of this very version. */
+async function openHost(paths: HostPaths, version: string): Promise<HostRunService> {
+  return HostRunService.open(await connect(paths.socket), version).catch((error: Error) => {
     throw new Error(`${paths.socket}: ${error.message}`);
   });
 }
 
 type Started = 'started' | 'busy' | { failed: string };
 
-/** Starts the host under the start lock; `busy` when another client holds the lock (and is starting it). */
+/** Starts the host under the start lock; `busy` while another client holds it. */
 async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   if (!(await takeLock(paths.lock))) {
     if (await staleLock(paths.lock)) await removeOwnHostFile(paths.lock, 'file').catch(() => undefined);
@@ -86,7 +81,7 @@ async function takeLock(lock: string): Promise<boolean> {
   }
 }
 
-/** Whether the lock's holder is gone (its pid is dead) or has held it far longer than a start takes. */
+/** Whether the lock's holder is dead or has held it far longer than a start takes. */
 async function staleLock(lock: string): Promise<boolean> {
   const info = await stat(lock).catch(() => undefined);
   if (!info) return false;
@@ -102,13 +97,12 @@ async function staleLock(lock: string): Promise<boolean> {
 }
 
 /**
- * Spawns the host detached, in its own session: a signal to this client's process group (Ctrl-C,
- * a client ending its servers) never reaches it. It says `ready`, `exists` or `failed: why` on
- * stdout; after that nobody reads it, and it lives on its own.
+ * Spawns the host in its own session, so that a signal to this client's process group (Ctrl-C)
+ * never reaches it, and waits for its first line on stdout.
  */
 function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...RUNTIME_FLAGS.host, ...hostCommand(), 'host', paths.id], {
+    const child = spawn(process.execPath, [...RUNTIME_FLAGS.host, ...binCommand(), 'host', paths.id], {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
       cwd: paths.dir,
@@ -135,8 +129,8 @@ function spawnHost(paths: HostPaths, deadline: Deadline): Promise<Started> {
   });
 }
 
-/** How to run this very package's bin: the bundle's bin.js beside this code, or, from the sources, bin.ts through tsx. */
-function hostCommand(): string[] {
+/** This package's bin: the bundle's bin.js beside this code, or from the sources bin.ts through tsx. */
+function binCommand(): string[] {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return ['--import', 'tsx', path.resolve(path.dirname(here), '..', 'bin.ts')];
   return [path.join(path.dirname(here), 'bin.js')];

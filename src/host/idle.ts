@@ -2,17 +2,15 @@
 const RUNS_LOOK_MS = 1000;
 const MIN_LOOK_MS = 50;
 
-/** What keeps the run host: the clients connected to it, and its runs (see Runs.running). */
+/** What keeps the run host. */
 export interface HostLoad {
   clients: number;
   running: number;
 }
 
 /**
- * Stops the run host once it has had no run and no client for `idleMs`. It is told when a client
- * comes or goes and when a run starts, and looks again by the clock only while runs run (their
- * end has no event of its own): a host that waits, with clients or without, is woken by no timer
- * but its stop's, so it costs a laptop no wake-ups while its MCP clients sit open all day.
+ * Stops the run host once it has had no run and no client for `idleMs`. Only while runs run does
+ * it look by the clock (their end has no event), so an idle host costs a laptop no wake-ups.
  */
 export class IdleStop {
   private timer: NodeJS.Timeout | undefined;
@@ -23,7 +21,7 @@ export class IdleStop {
     private readonly stop: () => void,
   ) {}
 
-  /** Something came or went (a client, a run): the host's next step is set again from its load now. */
+  /** A client came or went, or a run started. */
   readonly check = (): void => {
     clearTimeout(this.timer);
     this.timer = undefined;

@@ -5,17 +5,16 @@ import type { Config } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { localRuns } from '../run/local-runs.js';
-import type { Runs } from '../run/runs.js';
 import { packageVersion } from '../version.js';
 import { IdleStop } from './idle.js';
-import { ensureHostDir, hostPaths, removeOwnHostFile, type HostPaths } from './paths.js';
+import { ensureHostDir, hostPaths, removeOwnHostFile } from './paths.js';
 import { answers, listen } from './socket.js';
 import { serveClient } from './serve.js';
 
-/** After a stop signal the host is gone this soon, its runs journaled as interrupted. */
+/** A stop that hangs (a flush, a hung disk) still ends the host this soon. */
 const FORCE_EXIT_MS = 3000;
 
-/** `parallel-llm-mcp host <id>`, as a client starts it: a bad setting is said to the starter, who reads stdout. */
+/** `parallel-llm-mcp host <id>`: a bad setting is said on stdout, which the starter reads. */
 export async function hostCommand(args: string[], readConfig: () => Config): Promise<number | undefined> {
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
@@ -31,27 +30,24 @@ export async function hostCommand(args: string[], readConfig: () => Config): Pro
 }
 
 /**
- * The per-user run host, started detached (its own session, so a signal to a client's process
- * group never reaches it) by the first client that needs it. It
- * executes every run of every client with one pooled dispatcher and one concurrency limit, serves
- * the clients over its socket (wire.ts), and exits when it has had no run and no client for a while. It
- * tells its starter on stdout `ready`, `exists` (another host has the socket) or `failed: why`;
- * the starter stops reading then, so later writes to stdout or stderr must never fail the host.
+ * The per-user run host: executes every client's runs with one dispatcher and one concurrency
+ * limit, and exits once it has had no run and no client for a while. It tells its starter
+ * `ready`, `exists` (another host has the socket) or `failed: why`; nobody reads stdout after.
  */
 async function runHost(args: string[], config: Config): Promise<void> {
   const version = packageVersion();
   const paths = hostPaths(config, version);
   if (args[0] !== paths.id) return report(`failed: this host's settings (${paths.id}) are not its starter's (${args[0] ?? 'none given'})`);
   await ensureHostDir(paths.dir);
-  // Its own log starts afresh past a size (the previous one kept beside it); a log file the user set is the user's.
+  // A log file the user set is the user's to rotate.
   if (!config.logFile) await keepLogSmall(paths.log);
-  // Every exit of the host flushes its log (stopper), so its lines may wait for the end of their turn.
+  // Every exit flushes the log (stopper), so its lines may wait for the end of their turn.
   const logger = createLogger({ level: config.logLevel, file: config.logFile ?? paths.log, stderrLevel: 'silent', fileLinesPerTurn: true });
   const upstream = OpenRouterClient.fromConfig(config, logger);
   const { runs, service } = localRuns(config, upstream, logger);
   const startedAt = new Date().toISOString();
   let clients = 0;
-  // Made once the host listens; a client that comes before is counted when it is.
+  // Made once the host listens; it counts the clients that came before.
   let idle: IdleStop | undefined;
   const info = () => ({
     pid: process.pid,
@@ -74,7 +70,15 @@ async function runHost(args: string[], config: Config): Promise<void> {
   });
   if (!(await listenAlone(server, paths.socket))) return report('exists');
   const socketIno = (await lstat(paths.socket).catch(() => undefined))?.ino;
-  const stop = stopper({ server, runs, upstream, logger, paths, socketIno });
+  const stop = stopper(logger, async (why, interrupt) => {
+    logger.info({ why, running: runs.running }, 'run host stopping');
+    server.close();
+    // A newer host may have taken the socket's name after this one lost it: remove only our own.
+    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
+      await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
+    await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
+    await upstream.close();
+  });
   process.once('SIGTERM', () => void stop('SIGTERM', true));
   process.once('SIGINT', () => void stop('SIGINT', true));
   // Detached, the host has no terminal to lose: a hang-up is no reason to stop paid runs.
@@ -94,7 +98,7 @@ async function runHost(args: string[], config: Config): Promise<void> {
   report('ready');
 }
 
-/** The host's log past this size is moved to `<log>.1` (replacing the one there) when a host starts. */
+/** A host that starts moves a log past this size to `<log>.1`. */
 const MAX_LOG_BYTES = 10 * 1024 * 1024;
 
 async function keepLogSmall(log: string): Promise<void> {
@@ -106,7 +110,7 @@ function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** Listens on the socket unless a live host already does; a socket file left by a dead host is replaced. */
+/** Listens on the socket unless a live host already does; a dead host's socket file is replaced. */
 async function listenAlone(server: net.Server, socket: string): Promise<boolean> {
   try {
     await listen(server, socket);
@@ -119,29 +123,14 @@ async function listenAlone(server: net.Server, socket: string): Promise<boolean>
   return true;
 }
 
-interface Parts {
-  server: net.Server;
-  runs: Runs;
-  upstream: OpenRouterClient;
-  logger: Logger;
-  paths: HostPaths;
-  socketIno: number | undefined;
-}
-
-/** Stops the host once: no new client, the socket removed (if it is still ours), runs interrupted when asked, logs flushed. */
-function stopper({ server, runs, upstream, logger, paths, socketIno }: Parts) {
+/** Stops the host once: `teardown` (with `interrupt`, its runs are journaled as interrupted, to be resumed), then the log is flushed. */
+function stopper(logger: Logger, teardown: (why: string, interrupt: boolean) => Promise<void>) {
   let stopping = false;
   return async (why: string, interrupt: boolean, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ why, running: runs.running }, 'run host stopping');
     setTimeout(() => process.exit(exitCode), FORCE_EXIT_MS).unref();
-    server.close();
-    // A newer host may have taken the socket's name after this one lost it: remove only our own.
-    if ((await lstat(paths.socket).catch(() => undefined))?.ino === socketIno)
-      await removeOwnHostFile(paths.socket, 'socket').catch(() => undefined);
-    await (interrupt ? runs.interruptAll('the run host was stopped') : runs.releaseLease());
-    await upstream.close();
+    await teardown(why, interrupt);
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(exitCode);
   };

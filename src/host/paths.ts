@@ -10,11 +10,11 @@ import { withTimeLimit } from '../store/time-limit.js';
 /** Unix sockets take paths of at most 107 bytes on Linux (103 on macOS): past that, no host. */
 const MAX_SOCKET_PATH_BYTES = 100;
 
-/** Where one run host lives: its socket, the lock its starter holds, its log. */
+/** Where one run host lives. */
 export interface HostPaths {
   /** The private folder (0700) that holds them; named pipes on Windows live elsewhere. */
   dir: string;
-  /** The host's identity: its version and every setting the host itself uses. */
+  /** A hash of the host's version and every setting the host itself uses. */
   id: string;
   socket: string;
   lock: string;
@@ -22,9 +22,8 @@ export interface HostPaths {
 }
 
 /**
- * The settings a run host executes runs with. Clients with the same ones share one host; a client
- * with another key, upstream, output folder or version gets a host of its own, so a host never
- * runs a request with settings other than its starter's, and two versions never share one.
+ * The settings a run host executes runs with: clients with the same ones share one host, so a
+ * host never runs a request with settings other than its starter's, nor for another version.
  */
 function hostSettings(config: Config, version: string): unknown[] {
   return [
@@ -60,10 +59,7 @@ export function socketProblem(paths: HostPaths, platform = process.platform): st
   return `the run host's socket path (${paths.socket}) is longer than a Unix socket allows; set PARALLEL_LLM_HOST_DIR to a shorter folder`;
 }
 
-/**
- * The per-user runtime folder: $XDG_RUNTIME_DIR (private to the user, cleared at logout), else a
- * folder of the user's own in the temporary folder ($TMPDIR on macOS is already per user).
- */
+/** $XDG_RUNTIME_DIR (private to the user, cleared at logout), else a folder of the user's own in the temporary folder. */
 function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
   if (platform === 'win32')
     return path.win32.join(env.LOCALAPPDATA ?? path.win32.join(os.homedir(), 'AppData', 'Local'), 'parallel-llm-mcp', 'host');
@@ -76,9 +72,8 @@ function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
 const STEP_MS = 5000;
 
 /**
- * Makes the run host's folder (0700, its parents too) or checks the one there: it must be a
- * real folder of the user's own, which no one else can enter, since the socket in it is the way
- * to run paid requests on the user's key. A folder of ours with looser rights is made private.
+ * Makes the run host's folder (0700) or checks the one there: the socket in it runs paid requests
+ * on the user's key, so it must be a real folder of the user's that no one else can enter.
  */
 export async function ensureHostDir(dir: string): Promise<void> {
   await withTimeLimit(STEP_MS, `making ${dir}`, async (signal) => {
@@ -90,7 +85,7 @@ export async function ensureHostDir(dir: string): Promise<void> {
   });
 }
 
-/** Removes a socket (or lock) file of ours at `file`, within the step's time: never anything else, never through a link. */
+/** Removes a socket or lock file of ours, never anything else, never through a link. */
 export async function removeOwnHostFile(file: string, kind: 'socket' | 'file'): Promise<void> {
   await withTimeLimit(STEP_MS, `removing ${file}`, () => removeOwnFile(file, kind));
 }

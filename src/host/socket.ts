@@ -1,7 +1,6 @@
 import { chmod } from 'node:fs/promises';
 import net from 'node:net';
 
-/** How long a probe of a socket waits for it to accept. */
 const PROBE_MS = 1000;
 
 /** Listens on a Unix socket (or named pipe), readable and writable by the user alone. */
@@ -17,7 +16,7 @@ export async function listen(server: net.Server, socket: string): Promise<void> 
   if (process.platform !== 'win32') await chmod(socket, 0o600);
 }
 
-/** A connection to the socket, or the error that refused it, within `ms`. */
+/** A connection to the socket within `ms`, or the error that refused it. */
 export function connect(socket: string, ms = PROBE_MS): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const connection = net.connect(socket);
@@ -38,7 +37,6 @@ export function connect(socket: string, ms = PROBE_MS): Promise<net.Socket> {
   });
 }
 
-/** Whether something listens on the socket. */
 export async function answers(socket: string): Promise<boolean> {
   try {
     (await connect(socket)).destroy();

@@ -2,19 +2,20 @@ import type { Socket } from 'node:net';
 import { LineSplitter, MAX_LINE_BYTES, type Line } from '../text/line-splitter.js';
 import type { Ask, Hello, Reply, Withdraw } from './protocol.js';
 
-/** Each end writes its asks and replies with the id first, so a line too long to read still tells whose it was. */
+/** Asks and replies are written id first, so a line too long to read still tells whose it was. */
 const LEADING_ID = /^\{"id":(\d{1,15})[,}]/;
 
-/** Writes one message; a socket that has failed drops it (its 'close' tells its owner). */
+/** A socket that has failed drops the message; its 'close' tells its owner. */
 export function send(socket: Socket, message: Hello | Ask | Withdraw | Reply): void {
-  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+  if (!socket.destroyed) socket.write(`${JSON.stringify(message, mapsAsEntries)}\n`);
 }
 
+/** JSON has no Map (a run's view has one): it goes as its [key, value] entries. */
+const mapsAsEntries = (_key: string, value: unknown) => (value instanceof Map ? [...value] : value);
+
 /**
- * Reads the socket's messages as they complete: `onMessage` gets each line's JSON object, and
- * `onUnreadable` the id (when its start shows one) of a line that is not a JSON object or is
- * over the limit. Whatever the peer sends, nothing it sends is thrown: a handler that throws
- * ends this connection, never the process (the run host's runs are every client's).
+ * Reads the socket's messages, one JSON object a line; `onUnreadable` gets the id (when shown) of
+ * a line that is not one or is too long. A handler that throws ends the connection, never the process.
  */
 export function readMessages(
   socket: Socket,
