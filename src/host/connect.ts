@@ -15,6 +15,8 @@ import { NOFOLLOW } from '../store/open-flags.js';
 const START_MS = 10_000;
 /** A start lock older than this was left by a starter that died. */
 const STALE_LOCK_MS = 2 * START_MS;
+/** A start lock whose holder has not named itself by then never will. */
+const HALF_MADE_LOCK_MS = 1_000;
 /** The host's threads share one glibc malloc arena rather than one each: less memory, no slower. */
 const HOST_MALLOC_ARENAS = '1';
 
@@ -82,12 +84,19 @@ async function takeLock(lock: string): Promise<boolean> {
 }
 
 /** Whether the lock's holder is dead or has held it far longer than a start takes. */
-async function staleLock(lock: string): Promise<boolean> {
+export async function staleLock(lock: string): Promise<boolean> {
   const info = await stat(lock).catch(() => undefined);
   if (!info) return false;
-  if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
-  const pid = (JSON.parse((await readFile(lock, 'utf8').catch(() => '')) || '{}') as { pid?: unknown }).pid;
-  if (typeof pid !== 'number') return false;
+  const age = Date.now() - info.mtimeMs;
+  if (age > STALE_LOCK_MS) return true;
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(await readFile(lock, 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    pid = undefined;
+  }
+  // A starter writes its pid as it makes the lock: one still without it after a second was left half-made by a starter that died.
+  if (typeof pid !== 'number') return age > HALF_MADE_LOCK_MS;
   try {
     process.kill(pid, 0);
     return false;
