@@ -24,6 +24,7 @@ describe('the run host’s identity', () => {
     ['another key', config({ OPENROUTER_API_KEY: 'sk-or-v1-another-key-987654' }), '1.0.0'],
     ['another output folder', config({ PARALLEL_LLM_OUTPUT_DIR: '/tmp/elsewhere' }), '1.0.0'],
     ['another concurrency limit', config({ PARALLEL_LLM_MAX_CONCURRENCY: '9' }), '1.0.0'],
+    ['another prompt limit, which shortens follow-ups', config({ PARALLEL_LLM_MAX_PROMPT_CHARS: '5000' }), '1.0.0'],
   ])('is another for %s: two versions, or two sets of settings, never share a host', (_name, other, version) => {
     expect(hostPaths(other, version, {}, 'linux').id).not.toBe(hostPaths(config(), '1.0.0', {}, 'linux').id);
   });

@@ -37,6 +37,7 @@ function hostSettings(config: Config, version: string): unknown[] {
     config.idleTimeoutMs,
     config.maxRetries,
     config.synthesisMaxChars,
+    config.maxPromptChars,
     config.maxAnswerChars,
     config.logLevel,
     config.logFile,
