@@ -4,7 +4,7 @@ import { isPlainObject } from '../text/plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 import type { Claim, Taken as BaseTaken } from './store.js';
 
@@ -58,41 +58,24 @@ export class RequestClaims {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
     await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
-    return this.make(dir, generation, claim, false);
-  }
-
-  private async make(dir: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
     if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
-    // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
-    if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
   }
 
   /** See RunStorage.claim. */
   async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
-    const dir = this.folderOf(key);
-    // A folder this call made holds no claim to read; one that was there is checked by `latest`.
-    let madeFolder = await this.makeFolder(dir);
     for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-      const latest = madeFolder ? undefined : await this.latest(key);
+      const latest = await this.latest(key);
       const wanted = await next(latest?.claim);
       if (!wanted) {
         if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
         return { taken: false, generation: latest.generation, claim: latest.claim };
       }
       const generation = (latest?.generation ?? 0) + 1;
-      if (await this.make(dir, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
-      madeFolder = false;
+      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
-  }
-
-  private makeFolder(dir: string): Promise<boolean> {
-    return this.disk.limit(`making ${dir}`, async (signal) => {
-      await this.prepare(signal);
-      return this.disk.inFolders(dir, signal, () => madeDir(dir));
-    });
   }
 
   private folderOf(key: string): string {

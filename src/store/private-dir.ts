@@ -40,7 +40,7 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
 }
 
 /** True if this call made `dir`, false if it was there. */
-export async function madeDir(dir: string): Promise<boolean> {
+async function madeDir(dir: string): Promise<boolean> {
   return (await mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST'))) === true;
 }
 
