@@ -75,7 +75,7 @@ export class FileWriter {
       await this.disk.limit(`writing ${this.target}`, (signal) => this.publishFrom(handle, signal));
     } catch (error) {
       await this.close(handle).catch(() => undefined);
-      await this.remove();
+      await this.disk.removeTemporary(this.temporary);
       throw error;
     }
     await this.close(handle).catch(async (error: unknown) => {
@@ -90,7 +90,7 @@ export class FileWriter {
     this.forgetPending();
     await this.drain();
     await this.close(await this.handle.catch(() => undefined)).catch(() => undefined);
-    await this.remove();
+    await this.disk.removeTemporary(this.temporary);
   }
 
   private timeUp(): void {
@@ -157,10 +157,6 @@ export class FileWriter {
 
   private async close(handle: FileHandle | undefined): Promise<void> {
     if (handle) await this.disk.limit(`closing ${this.temporary}`, () => handle.close());
-  }
-
-  private remove(): Promise<void> {
-    return this.disk.removeTemporary(this.temporary);
   }
 }
 

@@ -77,15 +77,7 @@ export async function makeDirs(dir: string, signal: AbortSignal): Promise<void> 
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-}
+const exists = async (file: string): Promise<boolean> => (await stat(file).then(() => true, unlessCode('ENOENT'))) === true;
 
 /** A catch handler that swallows the given error codes and rethrows the rest. */
 export const unlessCode =

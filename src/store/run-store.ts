@@ -12,7 +12,7 @@ import { StoreError } from './store-error.js';
 import type { Claim, Lease, RunPlace, RunStorage, Taken, TextWriter } from './store.js';
 import { DEFAULT_OP_TIMEOUT_MS } from './time-limit.js';
 
-export { fileSafe, isRunId, newRunId } from './names.js';
+export { isRunId, newRunId } from './names.js';
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms. */
