@@ -109,17 +109,13 @@ export class FileWriter {
   private async writeBatches(): Promise<void> {
     const handle = await this.handle.catch(() => undefined);
     while (handle && this.failure === undefined && this.pending.size > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
-      const batch = this.takeBatch();
+      // Everything pending, so a writer that fell behind catches up in one write.
+      this.pendingChars = 0;
+      this.due = false;
+      const batch = this.pending.take();
       await this.disk.limit(`writing ${this.temporary}`, () => append(handle, batch)).catch((error: unknown) => this.fail(error));
     }
     if (this.pending.size > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
-  }
-
-  /** Everything pending, so a writer that fell behind catches up in one write. */
-  private takeBatch(): Buffer {
-    this.pendingChars = 0;
-    this.due = false;
-    return this.pending.take();
   }
 
   private async drain(): Promise<void> {
