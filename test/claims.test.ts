@@ -74,7 +74,7 @@ describe('request claims', () => {
     expect(late).toMatchObject({ taken: false, generation: 11, claim: { run_id: 'alive' } });
   });
 
-  it('claims a request whose folder a refused claimant left empty, as a new one', async () => {
+  it('leaves no claim when the claimant refuses, and claims a request whose folder is empty as a new one', async () => {
     const store = new RunStore(await tempDir());
     const refused = new Error('not admitted');
     await expect(
@@ -82,6 +82,7 @@ describe('request claims', () => {
         throw refused;
       }),
     ).rejects.toBe(refused);
+    await mkdir(path.join(store.rootDir, '.requests', KEY), { recursive: true, mode: 0o700 });
     expect(await claimFiles(store.rootDir)).toEqual([]);
     expect(await store.claims.take(KEY, (latest) => (latest ? undefined : claimOf('next')))).toMatchObject({ taken: true, generation: 1 });
     expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'next' } });

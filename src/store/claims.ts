@@ -4,7 +4,7 @@ import { isPlainObject } from '../text/plain-object.js';
 import type { Disk } from './disk.js';
 import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
-import { ensurePrivateDir, madeDir, unlessCode, unsafeDirReason } from './private-dir.js';
+import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 import type { Claim, Taken as BaseTaken } from './store.js';
 
@@ -16,21 +16,18 @@ const MAX_CLAIM_BYTES = 16 * 1024;
 /** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
 const MAX_LOST_RACES = 8;
 
-export interface Latest {
+interface Latest {
   generation: number;
-  /** Undefined when the file is not a readable claim of ours: it blocks nobody, the next generation is free to claim. */
+  /** Undefined when not a readable claim of ours: it blocks nobody. */
   claim: Claim | undefined;
 }
 
 export type Taken = BaseTaken & { generation: number };
 
 /**
- * Exclusive claims on requests, so that the same request started by several processes at
- * once is paid once: per request key a folder of generation files, `.requests/<key>/<n>.json`,
- * each made whole and only once (linked into place from the staging folder, as no two
- * processes can both do). Whoever makes generation n+1 takes the request over from the
- * claimant of n (dead, or its run over); generations never run out, so no number of dead
- * claimants makes a request unclaimable. The winner removes the older generations.
+ * Exclusive claims, so a request started by several processes at once is paid once: `.requests/<key>/<n>.json`,
+ * each linked into place so only one process can make it. Whoever makes n+1 takes over from the claimant of n;
+ * generations never run out, so no number of dead claimants makes a request unclaimable.
  */
 export class RequestClaims {
   constructor(
@@ -39,7 +36,6 @@ export class RequestClaims {
     private readonly prepare: (signal: AbortSignal) => Promise<void>,
   ) {}
 
-  /** The highest generation claimed for `key`, undefined when none. */
   async latest(key: string): Promise<Latest | undefined> {
     const dir = this.folderOf(key);
     return this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
@@ -55,67 +51,33 @@ export class RequestClaims {
     });
   }
 
-  /**
-   * Claims generation `generation` of `key`: true for the one caller, of any process, that made
-   * it. False when it was there already, or when a higher generation appeared meanwhile (a
-   * claim made in a slot the winner of a higher one had freed does not stand): then read
-   * `latest` again and follow the winner.
-   */
+  /** True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile. */
   async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
     const dir = this.folderOf(key);
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
-    // The request's folder, made where it is missing: its parents are made again only if they were removed.
     await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
-    return this.make(dir, generation, claim, false);
-  }
-
-  /**
-   * Makes generation `generation` in `dir`, a request's folder this process made (`madeFolder`)
-   * or found to be its own; one removed meanwhile is made again (see Disk.inFolders).
-   */
-  private async make(dir: string, generation: number, claim: Claim, madeFolder: boolean): Promise<boolean> {
     if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
-    // In a folder this process made, a higher generation could only be made by taking over this very claim: none to look for.
-    if (madeFolder) return true;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
   }
 
-  /**
-   * Claims `key` or follows whoever has: `next` sees the latest claim and returns the claim to
-   * make in the generation after it (a new run, or the latest's run taken over), or undefined
-   * to follow the latest. A lost race reads the latest again, so the loser follows the winner.
-   */
+  /** See RunStorage.claim. */
   async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
-    const dir = this.folderOf(key);
-    // A request's first claim makes its folder: a folder this call made holds no claim to read;
-    // one that was there is checked by `latest`.
-    let madeFolder = await this.makeFolder(dir);
     for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-      const latest = madeFolder ? undefined : await this.latest(key);
+      const latest = await this.latest(key);
       const wanted = await next(latest?.claim);
       if (!wanted) {
         if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
         return { taken: false, generation: latest.generation, claim: latest.claim };
       }
       const generation = (latest?.generation ?? 0) + 1;
-      if (await this.make(dir, generation, wanted, madeFolder)) return { taken: true, generation, claim: wanted };
-      madeFolder = false;
+      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
   }
 
-  /** Makes `dir`, a request's folder: true if this call made it, false if it was there. */
-  private makeFolder(dir: string): Promise<boolean> {
-    return this.disk.limit(`making ${dir}`, async (signal) => {
-      await this.prepare(signal);
-      return this.disk.inFolders(dir, signal, () => madeDir(dir));
-    });
-  }
-
-  /** The folder of `key`'s claims; a key that is not a plain name is refused. */
   private folderOf(key: string): string {
     checkName(key, KEY, 'request key');
     return path.join(this.dir, key);
@@ -135,7 +97,7 @@ const generationFile = (dir: string, generation: number) => path.join(dir, `${ge
 
 const claimText = (claim: Claim) => `${JSON.stringify(claim)}\n`;
 
-/** After making `generation`: false (and it goes) if a higher one exists, else true and the lower ones go. */
+/** False (and `generation` goes) if a higher one exists, else true and the lower ones go. */
 async function keepNewest(dir: string, generation: number): Promise<boolean> {
   const all = await generations(dir);
   if (all[0]! > generation) {
@@ -146,7 +108,7 @@ async function keepNewest(dir: string, generation: number): Promise<boolean> {
   return true;
 }
 
-/** Removes a claim file of ours; a claim that cannot be removed is left, as a lower generation only. */
+/** A claim that cannot be removed is left, as a lower generation only. */
 const removeOwn = (file: string): Promise<void> => removeOwnFile(file).catch(() => undefined);
 
 function parseClaim(text: string | undefined): Claim | undefined {

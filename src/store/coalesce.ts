@@ -1,21 +1,15 @@
-/** How a write that must catch up is tried again: after `firstMs`, then twice as long each time, up to `maxMs`. */
+/** After `firstMs`, then twice as long each time, up to `maxMs`. */
 export interface Backoff {
   firstMs: number;
   maxMs: number;
 }
 
-/** A journal's rewrites, after ENOSPC, EIO or EACCES: soon at first, then every 30 s at most. */
 export const CATCH_UP_BACKOFF: Backoff = { firstMs: 500, maxMs: 30_000 };
 
 interface Deferred {
   promise: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
-}
-
-/** How a file is written: `catchUp`, tried again until it lands. */
-export interface WriteOptions {
-  catchUp?: boolean;
 }
 
 interface Job {
@@ -25,27 +19,19 @@ interface Job {
   callers: Deferred;
 }
 
-/** One file's writes: the lane exists for as long as the file's latest content is not known to be on disk. */
+/** Exists for as long as the file's latest content is not known to be on disk. */
 interface Lane {
   next: Job | undefined;
   writing: boolean;
-  /** The timer of the next try of a content that failed to land and must catch up. */
   retry: NodeJS.Timeout | undefined;
   delayMs: number;
   clean: Deferred;
 }
 
 /**
- * Orders and coalesces the writes of each file: at most one write in flight and one
- * waiting. A newer content replaces the waiting one, so a file rewritten at every step
- * (a run's journal) costs at most two writes however fast the steps come, and an older
- * version never lands after a newer one. Every caller's promise settles once its content,
- * or a newer one, is written (or that write failed).
- *
- * A write made with `catchUp` does not give up when it fails: its callers learn of the
- * failure, and the latest content is tried again with backoff until it lands or a newer
- * content replaces it, so a journal is brought up to date as soon as the disk takes writes
- * again, without waiting for the run's next step. The timers do not keep the process alive.
+ * Per file, one write in flight and one waiting, which a newer content replaces: a journal rewritten at every
+ * step costs at most two writes however fast the steps come, and an older version never lands after a newer one.
+ * A failed `catchUp` write is tried again with backoff, so the journal catches up as soon as the disk takes writes again.
  */
 export class CoalescingWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -55,7 +41,8 @@ export class CoalescingWriter {
     private readonly backoff: Backoff = CATCH_UP_BACKOFF,
   ) {}
 
-  write(key: string, content: string, { catchUp = false }: WriteOptions = {}): Promise<void> {
+  /** Settles once this content, or a newer one, is written (or that write failed). */
+  write(key: string, content: string, { catchUp = false } = {}): Promise<void> {
     const lane = this.lanes.get(key) ?? this.newLane(key);
     // A newer content replaces the one waiting to be tried again.
     clearTimeout(lane.retry);
@@ -67,12 +54,10 @@ export class CoalescingWriter {
     return promise;
   }
 
-  /** Whether the latest content of `key` is not on disk yet (being written, waiting, or to be tried again). */
   dirty(key: string): boolean {
     return this.lanes.has(key);
   }
 
-  /** Settles once the latest content of `key` is on disk (or, written without `catchUp`, has failed). */
   flushed(key: string): Promise<void> {
     return this.lanes.get(key)?.clean.promise ?? Promise.resolve();
   }
@@ -83,7 +68,7 @@ export class CoalescingWriter {
     return lane;
   }
 
-  /** Starts the waiting write, if any; a lane with nothing waiting and nothing to try again is clean. */
+  /** A lane with nothing waiting and nothing to try again is clean. */
   private pump(key: string, lane: Lane): void {
     const job = lane.next;
     if (!job) {

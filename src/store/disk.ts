@@ -5,13 +5,9 @@ import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTempor
 import { remakeBelow } from './private-dir.js';
 import { withTimeLimit } from './time-limit.js';
 
-/**
- * What a store and its run folders share: the output folder and its staging folder for
- * temporary files, the time limit, durability.
- */
+/** What a store and its run folders share: the output and staging folders, the time limit, durability. */
 export class Disk {
   readonly stagingDir: string;
-  /** Undefined when files are not flushed to the disk. */
   private readonly flusher: Flusher | undefined;
 
   constructor(
@@ -27,10 +23,7 @@ export class Disk {
     return withTimeLimit(this.opTimeoutMs, what, work);
   }
 
-  /**
-   * Runs a write step that puts a file at `target`; when a folder on its way was removed
-   * mid-run (ENOENT), makes the folders again and runs the step once more.
-   */
+  /** Runs a step that puts a file at `target`; when a folder on its way was removed mid-run (ENOENT), makes them again and retries once. */
   async inFolders<T>(target: string, signal: AbortSignal, step: () => Promise<T>): Promise<T> {
     try {
       return await step();
@@ -41,16 +34,11 @@ export class Disk {
     return step();
   }
 
-  /** The folder of `target` and the staging folder, made again where they were removed. */
   async remakeFolders(target: string, signal: AbortSignal): Promise<void> {
     await remakeBelow(this.rootDir, [path.dirname(target), this.stagingDir], signal);
   }
 
-  /**
-   * Writes `target` whole or not at all: a temporary file in the staging folder, renamed into
-   * place. A durable file is flushed to the disk after it appears (see Flusher), and nobody
-   * waits for that: a kill -9 needs only the rename.
-   */
+  /** Writes `target` whole or not at all: a temporary file in the staging folder, renamed into place. */
   async writeFile(target: string, content: string): Promise<void> {
     await this.limit(`writing ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publish(await this.temporary(target, content, signal), target, signal)),
@@ -58,11 +46,7 @@ export class Disk {
     this.published(target);
   }
 
-  /**
-   * Writes `target` whole, only if no file has that name yet: true if this call made it. It is
-   * flushed as `writeFile`'s are: a power cut that empties it leaves a claim nobody can read,
-   * which blocks nobody (its process is gone with the power).
-   */
+  /** Like `writeFile`, only if no file has that name yet: true if this call made it. */
   async createFile(target: string, content: string): Promise<boolean> {
     const made = await this.limit(`creating ${target}`, (signal) =>
       this.inFolders(target, signal, async () => publishIfAbsent(await this.temporary(target, content, signal), target, signal)),
@@ -71,12 +55,11 @@ export class Disk {
     return made;
   }
 
-  /** Removes a temporary file of ours, within the limit; one that cannot be removed is left to the sweep. */
+  /** One that cannot be removed is left to the sweep. */
   removeTemporary(temporary: string): Promise<void> {
     return this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
   }
 
-  /** `target` has just been given its name: a durable store flushes it to the disk soon (see Flusher). */
   published(target: string): void {
     this.flusher?.published(target);
   }

@@ -7,43 +7,34 @@ import { StoreError } from './store-error.js';
 import { freeBytes } from '../text/free-bytes.js';
 import { Utf8Bytes } from '../text/utf8-bytes.js';
 
-/** When the text goes to the disk: in batches of `batchChars`, or `batchMs` after a batch's first piece, whichever comes first. */
-export interface Batching {
+/** A batch goes to the disk at `batchChars`, or `batchMs` after its first piece, whichever comes first. */
+interface Batching {
   batchChars: number;
   batchMs: number;
 }
 
-/**
- * Batches of 32 Ki characters (32-96 KiB on disk) instead of one write per streamed piece; 200 ms
- * keeps a slow model's file close behind it. Past four batches not yet written, the writer asks
- * to be waited for.
- */
+/** 200 ms keeps a slow model's file close behind it; past four batches not yet written, the writer asks to be waited for. */
 const DEFAULT_BATCHING: Batching = { batchChars: 32 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
 
 /**
- * A file written piece by piece, as its text arrives, under a temporary name in the staging
- * folder; `finish` gives it its name whole, `discard` removes it. So a long answer never has to
- * be held whole in memory, and a file is still whole or absent, even after a kill -9. Pieces
- * are encoded as they come, gathered into batches, and written through one handle, one write at
- * a time, each within the limit.
- * The temporary file stays open until it has its name: if its folder is removed meanwhile, the
- * open file is the only copy left, and it is copied into the folders made again.
+ * A file written in batches as its text arrives, under a temporary name, so a long answer is never held
+ * whole in memory and the file is still whole or absent after a kill -9. The temporary file stays open
+ * until it has its name: if its folder is removed meanwhile, the open file is the only copy left.
  */
 export class FileWriter {
   private readonly temporary: string;
   private readonly handle: Promise<FileHandle>;
-  /** The text not yet written, encoded as it comes (its strings die young); a pair split between two pieces is never parted by a batch. */
+  /** Encoded as it comes, so its strings die young. */
   private readonly pending = new Utf8Bytes();
   private pendingChars = 0;
-  /** The batches being written, if any: one run of writes at a time keeps the text in order. */
+  /** One run of writes at a time keeps the text in order. */
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** The batch's time is up (or the file is closing): write what there is, however little. */
+  /** Write what there is, however little. */
   private due = false;
-  /** `discard` was called: nothing more is written. */
   private dropped = false;
-  /** The first failure: every later step reports it, and `finish` rejects with it. */
+  /** The first failure, which `finish` rejects with. */
   private failure: unknown;
 
   constructor(
@@ -54,7 +45,7 @@ export class FileWriter {
     this.temporary = temporaryName(disk.stagingDir, path.basename(target));
     let opening: Promise<FileHandle> | undefined;
     this.handle = disk.limit(`creating ${this.temporary}`, (signal) => {
-      // Read and write: the copy above reads it back.
+      // Read and write: `publishFrom` may copy it back out.
       opening = disk.inFolders(this.temporary, signal, () => openNew(this.temporary, constants.O_RDWR));
       return opening;
     });
@@ -63,11 +54,7 @@ export class FileWriter {
     void this.handle.catch(() => opening?.then((late) => late.close().then(() => unlink(this.temporary))).catch(() => undefined));
   }
 
-  /**
-   * Appends `text`, in order; a failure is kept for `finish`. Returns a promise when more than
-   * a few batches wait for the disk: the caller should not produce more text until it settles
-   * (it never rejects).
-   */
+  /** A failure is kept for `finish`; returns a promise (that never rejects) when the disk is behind. */
   write(text: string): Promise<void> | undefined {
     if (this.failure !== undefined || this.dropped || text === '') return undefined;
     const chars = this.pending.append(text);
@@ -78,7 +65,7 @@ export class FileWriter {
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
-  /** Once every piece is written: the file under its name, whole; on any failure, no temporary file is left. */
+  /** On any failure, no temporary file is left. */
   async finish(): Promise<void> {
     if (this.failure === undefined && !this.dropped) this.pending.end();
     await this.drain();
@@ -88,7 +75,7 @@ export class FileWriter {
       await this.disk.limit(`writing ${this.target}`, (signal) => this.publishFrom(handle, signal));
     } catch (error) {
       await this.close(handle).catch(() => undefined);
-      await this.remove();
+      await this.disk.removeTemporary(this.temporary);
       throw error;
     }
     await this.close(handle).catch(async (error: unknown) => {
@@ -98,13 +85,12 @@ export class FileWriter {
     });
   }
 
-  /** The temporary file removed: the text was not the whole answer. */
   async discard(): Promise<void> {
     this.dropped = true;
     this.forgetPending();
     await this.drain();
     await this.close(await this.handle.catch(() => undefined)).catch(() => undefined);
-    await this.remove();
+    await this.disk.removeTemporary(this.temporary);
   }
 
   private timeUp(): void {
@@ -113,31 +99,25 @@ export class FileWriter {
     this.flush();
   }
 
-  /** Starts writing batches, unless a run of writes is going on (it takes what is pending when it gets to it). */
+  /** A run of writes going on takes what is pending when it gets to it. */
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.writing ??= this.writeBatches().finally(() => (this.writing = undefined));
   }
 
-  /** Writes what is pending once it makes a batch (or its time is up), one write at a time, each within the limit. */
   private async writeBatches(): Promise<void> {
     const handle = await this.handle.catch(() => undefined);
     while (handle && this.failure === undefined && this.pending.size > 0 && (this.due || this.pendingChars >= this.batching.batchChars)) {
-      const batch = this.takeBatch();
+      // Everything pending, so a writer that fell behind catches up in one write.
+      this.pendingChars = 0;
+      this.due = false;
+      const batch = this.pending.take();
       await this.disk.limit(`writing ${this.temporary}`, () => append(handle, batch)).catch((error: unknown) => this.fail(error));
     }
     if (this.pending.size > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
   }
 
-  /** Everything pending, as one batch: a writer that fell behind (a reader need not wait for it) catches up in one write. */
-  private takeBatch(): Buffer {
-    this.pendingChars = 0;
-    this.due = false;
-    return this.pending.take();
-  }
-
-  /** Every piece written (or given up after a failure), each write within its limit. */
   private async drain(): Promise<void> {
     while (this.writing || (this.pending.size > 0 && this.failure === undefined)) {
       this.due = true;
@@ -147,7 +127,6 @@ export class FileWriter {
     clearTimeout(this.timer);
   }
 
-  /** Keeps the first failure, and lets go of the text that will never be written. */
   private fail(error: unknown): void {
     this.failure ??= error;
     this.forgetPending();
@@ -158,7 +137,7 @@ export class FileWriter {
     this.pendingChars = 0;
   }
 
-  /** Renames the temporary file into place; after a folder was removed, copies the open file into the folders made again. */
+  /** After a folder was removed, copies the open file into the folders made again. */
   private async publishFrom(handle: FileHandle, signal: AbortSignal): Promise<void> {
     try {
       signal.throwIfAborted();
@@ -175,16 +154,9 @@ export class FileWriter {
   private async close(handle: FileHandle | undefined): Promise<void> {
     if (handle) await this.disk.limit(`closing ${this.temporary}`, () => handle.close());
   }
-
-  private remove(): Promise<void> {
-    return this.disk.removeTemporary(this.temporary);
-  }
 }
 
-/**
- * Writes the batch where the last write ended, and frees it once done (libuv goes on while the
- * disk takes it in parts). A disk that takes less than all of it without an error filled up midway.
- */
+/** Frees the batch once written; a disk that takes less than all of it without an error filled up midway. */
 async function append(handle: FileHandle, batch: Buffer): Promise<void> {
   const size = batch.length;
   const { bytesWritten } = await handle.write(batch, 0, size).finally(() => freeBytes(batch));

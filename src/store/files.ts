@@ -9,14 +9,12 @@ import { StoreError } from './store-error.js';
 /** Our temporary files, `.<final name>.<8 hex>.tmp`: the only names the sweep may remove. */
 const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;
 /** A temporary file this old was left by a killed process: no write takes an hour. */
-export const STALE_MS = 60 * 60 * 1000;
+const STALE_MS = 60 * 60 * 1000;
 
-/** The name of a new temporary file for `fileName` in `stagingDir`, as TEMP_NAME matches it. */
 export const temporaryName = (stagingDir: string, fileName: string): string =>
   path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
 
-/** Writes what a new file holds. */
-export type Fill = (handle: FileHandle, signal: AbortSignal) => Promise<void>;
+type Fill = (handle: FileHandle, signal: AbortSignal) => Promise<void>;
 
 export const textFill =
   (content: string): Fill =>
@@ -25,7 +23,7 @@ export const textFill =
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
-/** The whole content of an open file (the only copy left of a file whose folder was removed). */
+/** Copies an open file: the only copy left of a file whose folder was removed. */
 export const copyFill =
   (source: FileHandle): Fill =>
   async (handle, signal) => {
@@ -39,11 +37,7 @@ export const copyFill =
     }
   };
 
-/**
- * Fills a new temporary file in `stagingDir` (O_EXCL, O_NOFOLLOW, 0600) and returns its path.
- * Whatever step fails, closing included (where a network file system reports a lost write), no
- * temporary file is left behind.
- */
+/** Fills a new temporary file and returns its path; if any step fails, closing included (where a network file system reports a lost write), it is removed. */
 export async function writeTemporary(stagingDir: string, fileName: string, fill: Fill, signal: AbortSignal): Promise<string> {
   const temporary = temporaryName(stagingDir, fileName);
   const handle = await openNew(temporary);
@@ -66,7 +60,6 @@ export async function writeTemporary(stagingDir: string, fileName: string, fill:
 export const openNew = (file: string, access: number = constants.O_WRONLY): Promise<FileHandle> =>
   open(file, access | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
 
-/** Flushes a published file of ours to the disk, so that it survives a power cut too. */
 export async function flushFile(file: string, signal: AbortSignal): Promise<void> {
   const handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   try {
@@ -77,7 +70,7 @@ export async function flushFile(file: string, signal: AbortSignal): Promise<void
   }
 }
 
-/** Gives a finished temporary file its final name, replacing any older version, in one atomic step. */
+/** Renames a finished temporary file into place, replacing any older version atomically. */
 export async function publish(temporary: string, target: string, signal: AbortSignal): Promise<void> {
   try {
     // A write that ran out of time must not land later over a newer one.
@@ -89,7 +82,7 @@ export async function publish(temporary: string, target: string, signal: AbortSi
   }
 }
 
-/** Gives a finished temporary file its final name only if that name is free (a hard link fails on an existing name): true if it was. */
+/** Like `publish`, only if the name is free (a hard link fails on an existing name): true if it was. */
 export async function publishIfAbsent(temporary: string, target: string, signal: AbortSignal): Promise<boolean> {
   try {
     signal.throwIfAborted();
@@ -103,11 +96,7 @@ export async function publishIfAbsent(temporary: string, target: string, signal:
   }
 }
 
-/**
- * Reads a regular file of ours, at most `maxBytes` of it, without following a symbolic
- * link. Undefined when there is no such file of ours; rejects with ERR_STORE_TOO_LARGE
- * when it is longer than `maxBytes`.
- */
+/** Undefined when there is no such regular file of ours; rejects with ERR_STORE_TOO_LARGE past `maxBytes` (unless `cut`). */
 export async function readOwnFile(file: string, maxBytes: number, signal: AbortSignal, cut = false): Promise<string | undefined> {
   const handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(unlessCode('ENOENT', 'ENOTDIR', 'ELOOP', 'EMLINK'));
   if (!handle) return undefined;
@@ -131,21 +120,14 @@ export async function readOwnFile(file: string, maxBytes: number, signal: AbortS
   }
 }
 
-/**
- * Removes `file` only if it is ours and of the kind asked (a regular file, or a socket): never a
- * link, never anything else. A file already gone is no error.
- */
+/** Removes `file` only if it is ours and of the kind asked: never a link, never anything else. */
 export async function removeOwnFile(file: string, kind: 'file' | 'socket' = 'file'): Promise<void> {
   const info = await lstat(file).catch(unlessCode('ENOENT', 'ENOTDIR'));
   if (!info || !ownedByUs(info)) return;
   if (kind === 'socket' ? info.isSocket() : info.isFile()) await unlink(file).catch(unlessCode('ENOENT'));
 }
 
-/**
- * Removes what killed processes left in our staging folder: only regular files of ours,
- * named as our temporary files are, untouched for STALE_MS. Never a folder, never a link,
- * never anything else: the server deletes only what it created.
- */
+/** Removes what killed processes left in our staging folder: only regular files of ours, named as our temporaries, untouched for STALE_MS. */
 export async function sweepStaleTemporaries(stagingDir: string, now: number, signal: AbortSignal): Promise<void> {
   for (const entry of await readdir(stagingDir, { withFileTypes: true })) {
     signal.throwIfAborted();

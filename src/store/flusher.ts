@@ -1,13 +1,9 @@
-/** How long after a file is published its flush to the disk may wait, to cover the versions that replace it meanwhile. */
+/** How long a flush may wait after a file is published, to cover the versions that replace it meanwhile. */
 export const FLUSH_DELAY_MS = 1000;
 
 /**
- * Flushes published files to the disk (fsync), against power cuts. A kill -9 needs nothing of
- * it (the rename is enough), so nobody waits for it, and a file rewritten step after step (a
- * run's journal, up to a dozen times a call) is flushed once for all the versions published
- * within `delayMs`: the flush opens the file by its name, so it takes whichever is newest. A
- * flush that fails costs nothing but itself; one still waiting when the process exits is left
- * to the kernel's own write-back.
+ * Flushes published files to the disk (fsync) against power cuts; a kill -9 needs only the rename, so
+ * nobody waits for it. The flush opens the file by name, so one flush covers every version published within `delayMs`.
  */
 export class Flusher {
   private readonly due = new Set<string>();
@@ -17,7 +13,6 @@ export class Flusher {
     private readonly delayMs = FLUSH_DELAY_MS,
   ) {}
 
-  /** `file` has just been published: it is flushed within `delayMs`, with whatever replaces it before then. */
   published(file: string): void {
     if (this.due.has(file)) return;
     this.due.add(file);

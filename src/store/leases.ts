@@ -7,18 +7,15 @@ import { removeOwnFile } from './files.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
 
-/** How often a process that runs runs touches its lease. */
 const LEASE_TOUCH_MS = 10_000;
 /** A lease untouched for this long is a process gone: several touches missed in a row. */
-export const LEASE_FRESH_MS = 45_000;
+const LEASE_FRESH_MS = 45_000;
 
-/** An instance id as owners are made: the only names a lease file has. */
 const INSTANCE = /^[0-9a-f]{8,64}$/;
 
 /**
- * Leases, for the processes the kernel cannot be asked about (another machine sharing the
- * output folder, another container, a system without /proc): `.owners/<instance>`, a small
- * private file whose time the live process sets every few seconds while it runs runs.
+ * For processes the kernel cannot be asked about (another machine or container, no /proc): `.owners/<instance>`,
+ * a private file whose time the live process sets every few seconds while it runs runs.
  */
 export class Leases {
   constructor(
@@ -27,7 +24,6 @@ export class Leases {
     private readonly prepare: (signal: AbortSignal) => Promise<void>,
   ) {}
 
-  /** Marks `instance` alive now: its lease made (0600) or its time set, never through a symbolic link. */
   touch(instance: string): Promise<void> {
     const file = this.file(instance);
     return this.disk.limit(`touching ${file}`, async (signal) => {
@@ -45,7 +41,6 @@ export class Leases {
     });
   }
 
-  /** Whether `instance`'s lease was touched less than `maxAgeMs` ago; false for a name no owner of ours has. */
   async fresh(instance: string, maxAgeMs = LEASE_FRESH_MS): Promise<boolean> {
     if (!INSTANCE.test(instance)) return false;
     const file = path.join(this.dir, instance);
@@ -53,7 +48,6 @@ export class Leases {
     return !!info?.isFile() && ownedByUs(info) && Date.now() - info.mtimeMs < maxAgeMs;
   }
 
-  /** Removes `instance`'s lease, if it is a regular file of ours: that process runs no run any more. */
   remove(instance: string): Promise<void> {
     const file = this.file(instance);
     return this.disk.limit(`removing ${file}`, () => removeOwnFile(file));
@@ -68,19 +62,14 @@ export class Leases {
 }
 
 /**
- * Keeps one process's lease fresh while it runs runs: touched at once, then every
- * `intervalMs`, and removed `lingerMs` after the last run it holds settles, unless another run
- * comes first (calls made one after another keep one lease, not a file made and removed for
- * each), or on `stop`. Every step has the store's time limit; a failed touch is dropped, never
- * thrown, and the next one tries again. The timers do not keep the process alive: a process
- * that ends calls `stop`.
+ * Touches the lease every `intervalMs` while runs are held, and removes it `lingerMs` after the last settles,
+ * so calls made one after another keep one lease. A failed touch is dropped; the next one tries again.
  */
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
-  /** The removal waiting for `lingerMs` after the last run settled. */
   private lingering: NodeJS.Timeout | undefined;
   private held = 0;
-  /** Touches and removals in order, so that a touch under way never brings back a removed lease. */
+  /** In order, so that a touch under way never brings back a removed lease. */
   private steps: Promise<void> = Promise.resolve();
 
   constructor(
@@ -90,7 +79,6 @@ export class LeaseKeeper {
     private readonly lingerMs = LEASE_TOUCH_MS,
   ) {}
 
-  /** Keeps the lease fresh at least until `settled` settles. */
   hold(settled: Promise<unknown>): void {
     clearTimeout(this.lingering);
     if (this.held++ === 0) this.start();
@@ -100,7 +88,7 @@ export class LeaseKeeper {
     void settled.then(release, release);
   }
 
-  /** Touches the lease now and every `intervalMs`; a lease still kept (lingering) is fresh already. */
+  /** A lease still lingering is fresh already. */
   start(): void {
     if (this.timer) return;
     void this.step(() => this.leases.touch(this.instance));
@@ -108,7 +96,6 @@ export class LeaseKeeper {
     this.timer.unref();
   }
 
-  /** Stops touching and removes the lease; settles once it is gone (or could not be removed). */
   stop(): Promise<void> {
     clearTimeout(this.lingering);
     clearInterval(this.timer);

@@ -5,12 +5,12 @@ import { StoreError } from './store-error.js';
 export const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z_[0-9a-f]{8}$/;
 /** A plain name: no separator, never `.` or `..`, short enough for any file system with room for the temporary suffix. */
 export const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
-/** An index or request key: letters, digits, `_` and `-`. */
+/** A request key. */
 export const KEY = /^[A-Za-z0-9_-]{1,128}$/;
 
 export const isRunId = (id: string): boolean => RUN_ID.test(id);
 
-/** A new run id, known before its folder exists (and the name of a run that is not saved). */
+/** A new run id, known before its folder exists. */
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/:/g, '-')}_${randomBytes(4).toString('hex')}`;
 }
@@ -22,10 +22,7 @@ export function checkName(name: string, pattern: RegExp, what: string): void {
 /** File systems refuse names over 255 bytes; a model id can be longer. */
 const MAX_ID_CHARS = 100;
 
-/**
- * A model id as a file-name part: `openai/gpt-5` becomes `openai_gpt-5`. A very long id is
- * cut, with a hash of the whole id so that two long ids never share a name.
- */
+/** A model id as a file-name part (`openai/gpt-5` → `openai_gpt-5`); a long id is cut and given a hash of the whole, so two never collide. */
 export function fileSafe(modelId: string): string {
   const safe = modelId.replace(/[^A-Za-z0-9._-]+/g, '_');
   if (safe.length <= MAX_ID_CHARS) return safe;

@@ -8,7 +8,7 @@ const ourUid = process.getuid?.();
 
 export const ownedByUs = (info: Stats): boolean => ourUid === undefined || info.uid === ourUid;
 
-/** Why `info` (what lstat or stat said of `dir`) is not a folder that only we can change; undefined when it is one. */
+/** Why `info` (lstat or stat of `dir`) is not a folder that only we can change; undefined when it is one. */
 export function unsafeDirReason(info: Stats, dir: string): string | undefined {
   if (info.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (!info.isDirectory()) return `${dir} is not a directory`;
@@ -20,10 +20,8 @@ export function unsafeDirReason(info: Stats, dir: string): string | undefined {
 }
 
 /**
- * The configured output folder, checked before anything is written in it. Symbolic links
- * among its parents are the user's choice; the folder itself may be a link only if we made
- * the link, and what it leads to must be a folder of ours that nobody else can write in,
- * so that no one can swap a run folder or the staging folder under us.
+ * Links among the output folder's parents are the user's choice; the folder itself may be a link only if we
+ * made it, and must lead to a folder only we can write in, so no one can swap a run folder under us.
  */
 export async function checkRootDir(dir: string): Promise<void> {
   const link = await lstat(dir);
@@ -34,25 +32,19 @@ export async function checkRootDir(dir: string): Promise<void> {
   if (reason) throw new StoreError('ERR_STORE_UNSAFE', `refusing to save runs: ${reason}`);
 }
 
-/** Makes (0700) or finds a folder of ours inside the checked root, and makes sure it is a real folder of ours. */
+/** Makes (0700) or finds a folder inside the checked root; one we found is checked to be a real folder of ours. */
 export async function ensurePrivateDir(dir: string): Promise<void> {
-  // One we have just made, in a folder only we can change, is ours: only one we found is checked.
   if (await madeDir(dir)) return;
   const reason = unsafeDirReason(await lstat(dir), dir);
   if (reason) throw new StoreError('ERR_STORE_UNSAFE', `refusing to use ${dir}: ${reason}`);
 }
 
-/** Makes `dir` (0700): true if this call made it, false if it was there already. */
-export async function madeDir(dir: string): Promise<boolean> {
+/** True if this call made `dir`, false if it was there. */
+async function madeDir(dir: string): Promise<boolean> {
   return (await mkdir(dir, { mode: 0o700 }).then(() => true, unlessCode('EEXIST'))) === true;
 }
 
-/**
- * Makes again (0700) the folders from the output folder `root` down to each of `dirs`, one
- * level at a time, after someone removed them mid-run: the root only if its parent is there,
- * and checked again as at the start; each folder below it made by us or found to be a real
- * folder of ours, never through a symbolic link. Nothing outside `root` is made.
- */
+/** Makes again the folders from `root` down to each of `dirs` after someone removed them mid-run, one level at a time, never through a link. */
 export async function remakeBelow(root: string, dirs: string[], signal: AbortSignal): Promise<void> {
   const paths = dirs.map((dir) => {
     const relative = path.relative(root, dir);
@@ -71,11 +63,7 @@ export async function remakeBelow(root: string, dirs: string[], signal: AbortSig
   }
 }
 
-/**
- * Creates `dir` and its missing parents (0700), one folder at a time. Never Node's
- * recursive mkdir: on Node 20 it loops for ever, burning a core, where mkdir fails in an
- * unusual way (under /proc, say). Here each folder is tried once, and a failure is final.
- */
+/** Creates `dir` and its missing parents (0700) one at a time: Node 20's recursive mkdir loops for ever where mkdir fails oddly (under /proc). */
 export async function makeDirs(dir: string, signal: AbortSignal): Promise<void> {
   const missing: string[] = [];
   for (let current = path.resolve(dir); !(await exists(current)); current = path.dirname(current)) {
@@ -89,17 +77,9 @@ export async function makeDirs(dir: string, signal: AbortSignal): Promise<void> 
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-}
+const exists = async (file: string): Promise<boolean> => (await stat(file).then(() => true, unlessCode('ENOENT'))) === true;
 
-/** A catch handler that swallows one error code and rethrows the rest. */
+/** A catch handler that swallows the given error codes and rethrows the rest. */
 export const unlessCode =
   (...codes: string[]) =>
   (error: NodeJS.ErrnoException): undefined => {

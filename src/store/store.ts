@@ -1,26 +1,25 @@
 /**
- * The seam between a run and where it is kept: everything the run lifecycle (src/run) asks of
- * storage, and nothing more. The output folder (run-store.ts) is one store behind it; a shared
- * database can be another, with no change to src/run.
+ * The seam between a run and where it is kept: all the run lifecycle (src/run) asks of storage. The output
+ * folder (run-store.ts) is one store behind it; a shared database can be another, with no change to src/run.
  */
 export { fileSafe, isRunId, newRunId } from './names.js';
 
-/** Who pays for a request's run: the run, the process that runs it (the caller checks its fields when read back), since when. */
+/** Who pays for a request's run: the run, the process that runs it (checked by the caller), since when. */
 export interface Claim {
   run_id: string;
   owner: object;
   at: string;
 }
 
-/** What claiming a request came to: `claim` is the one made (taken) or the one to follow. */
+/** `claim` is the one made (taken) or the one to follow. */
 export interface Taken {
   taken: boolean;
   claim: Claim;
 }
 
-/** A text kept as it streams in: it has its name, whole, once `finish` resolves; `discard` drops it. */
+/** A text kept as it streams in: it has its name, whole, once `finish` resolves. */
 export interface TextWriter {
-  /** A promise when the store is behind: the caller should not produce more text until it settles (it never rejects). */
+  /** A promise when the store is behind: produce no more text until it settles (it never rejects). */
   write(text: string): void | Promise<void>;
   finish(): Promise<string>;
   discard(): Promise<void>;
@@ -32,20 +31,16 @@ export interface RunPlace {
   readonly name: string;
   /** Where its texts are, as shown to the user. */
   readonly dir: string;
-  /**
-   * Keeps `text` as `name`, replacing it whole; resolves once it is kept. With `catchUp` (the
-   * journal), a write that fails is tried again until it lands or a newer one replaces it.
-   */
+  /** Keeps `text` as `name`, whole; with `catchUp` (the journal), a failed write is tried again until it lands or a newer one replaces it. */
   write(name: string, text: string, options?: { catchUp?: boolean }): Promise<string>;
   /** Settles once the latest text written as `name` is kept (or, written without `catchUp`, has failed). */
   flushed(name: string): Promise<void>;
-  /** A text kept as it streams in (an answer too long to hold whole); `flush` asks it be made durable too. */
+  /** For an answer too long to hold whole; `flush` asks it be made durable too. */
   writer(name: string, options?: { flush?: boolean }): TextWriter;
   /** The whole text, undefined when absent; rejects when over `maxBytes`. */
   read(name: string, maxBytes: number): Promise<string | undefined>;
-  /** The start of the text, at most `maxBytes` of it, never cut inside a character. */
+  /** At most `maxBytes` of the text's start, never cut inside a character. */
   readStart(name: string, maxBytes: number): Promise<string | undefined>;
-  /** The names of its texts. */
   list(): Promise<string[]>;
   /** Removes a place this process created, with what it wrote there; it stays if anything else appeared. */
   discard(): Promise<void>;
@@ -55,7 +50,6 @@ export interface RunPlace {
 export interface Lease {
   /** Kept at least until `settled` settles. */
   hold(settled: Promise<unknown>): void;
-  /** Let go now: the process is ending. */
   stop(): Promise<void>;
 }
 
@@ -63,20 +57,19 @@ export interface Lease {
 export interface RunStorage {
   /** Where runs are, as shown to the user. */
   readonly rootDir: string;
-  /** A new run's place; rejects if the id is taken. */
+  /** Rejects if the id is taken. */
   createRun(id: string): Promise<RunPlace>;
-  /** A run's place, undefined when there is no such run. */
+  /** Undefined when there is no such run. */
   openRun(id: string): Promise<RunPlace | undefined>;
   /** The newest run ids, newest first. */
   listRuns(limit: number): Promise<string[]>;
   /**
-   * Claims request `key` for one process among all that share the store: `next` sees the latest
-   * claim and returns the claim to make after it, or undefined to follow the latest. A lost race
-   * calls `next` again, so the loser follows the winner.
+   * Claims request `key` among all processes sharing the store: `next` sees the latest claim and returns the
+   * claim to make after it, or undefined to follow it. A lost race calls `next` again, so the loser follows the winner.
    */
   claim(key: string, next: (latest: Claim | undefined) => Promise<Claim | undefined>): Promise<Taken>;
   /** The lease of process `instance`, for owners whose liveness the operating system cannot tell. */
   lease(instance: string): Lease;
-  /** Whether the lease of `instance` was kept within `maxAgeMs` (or the store's own limit); a lease that cannot be read counts as kept. */
+  /** Whether `instance`'s lease was kept within `maxAgeMs` (or the store's limit); one that cannot be read counts as kept. */
   leaseFresh(instance: string, maxAgeMs?: number): Promise<boolean>;
 }

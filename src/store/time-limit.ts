@@ -5,10 +5,8 @@ import { StoreError } from './store-error.js';
 export const DEFAULT_OP_TIMEOUT_MS = 5000;
 
 /**
- * Runs `work` with a deadline. A file system can stop answering (a dead network mount, a
- * loop in Node under /proc), and that must not hold a call for ever: past `ms` the promise
- * rejects with ERR_STORE_TIMEOUT and `signal` is aborted, so that the work stops at its
- * next step instead of landing late over something newer.
+ * Runs `work` with a deadline, since a file system can stop answering (a dead network mount). Past
+ * `ms` it rejects with ERR_STORE_TIMEOUT and aborts `signal`, so the work never lands late over something newer.
  */
 export function withTimeLimit<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
