@@ -6,22 +6,15 @@ import type { RunStatus, VerdictRecord } from '../record.js';
 import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
 import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
 
-/** What a judge's reply yields: the answer that becomes final.md, and the verdict recorded beside it. */
 export type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };
 
-/** The `synthesize` strategy: the synthesizer merges every answer, and the reasoning of models that gave none. */
 export function synthesizeStep(context: StepContext): Promise<RunStatus> {
   const { answers, reasonings, problem, deps, run } = context;
   const inputs = [...answers, ...reasonings].sort((a, b) => a.index - b.index);
   return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars, run.request.agreement !== false));
 }
 
-/**
- * The last step of every strategy: `prompt` to each synthesizer in turn until one answers
- * (`read` makes a judge's reply its final answer; a prompt that asks for the account of
- * agreement has its reply split into the answer and that account). It goes to the front of the
- * limiter's queue: a run near its end must not wait behind new ones.
- */
+/** Each synthesizer in turn until one answers, at the front of the limiter's queue: a run near its end must not wait behind new ones. */
 export async function finalStep({ run, deps, log, answers }: StepContext, prompt: BoundedPrompt, read?: ReadReply): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
   if (stopped) return stopped;
