@@ -6,7 +6,6 @@ import type { RunRecord } from './record.js';
 import type { RunRequest } from './request.js';
 import { Run } from './run.js';
 
-/** What making a run takes from the process that runs it. */
 export interface RunMaking {
   store: RunStorage | undefined;
   logger: Logger;
@@ -15,10 +14,7 @@ export interface RunMaking {
   redact: (text: string) => string;
 }
 
-/**
- * A run ready to start: new, in a place made for it (a place that cannot be made costs it
- * nothing but a warning: its answers are then not saved), or taken over in its own place.
- */
+/** A place that cannot be made costs the run only a warning: its answers are then not saved. */
 export async function buildRun(
   making: RunMaking,
   request: RunRequest,
