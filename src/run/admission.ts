@@ -1,8 +1,7 @@
 import type { PriceCatalog } from '../openrouter/price-catalog.js';
 import { err, ok, type Result } from '../result.js';
-import { fitCeiling } from './ceiling.js';
+import { costRefusalRecord, fitCeiling, worstCaseRecord } from './ceiling.js';
 import { worstCase, type CostPlan } from './cost.js';
-import { costRefusalRecord, worstCaseRecord } from './cost-record.js';
 import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
 import type { CostRecord, RunRecord } from './record.js';

@@ -6,8 +6,7 @@ import type { RunStatus } from './record.js';
 import type { Run } from './run.js';
 import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './steps/context.js';
 import { councilStep } from './steps/council.js';
-import { synthesizeStep } from './steps/final.js';
-import { judgeStep } from './steps/judge.js';
+import { judgeStep, synthesizeStep } from './steps/final.js';
 
 /** Drives a run to its end: every waiting candidate in parallel, then the strategy's last steps (steps/). */
 export async function execute(run: Run, deps: RunDeps): Promise<void> {

@@ -1,7 +1,26 @@
 import { z } from 'zod';
-import { modelErrorSchema, usageSchema } from './record-common.js';
 
-/** What the strategies and the cost ceiling (SPEC §10) add to run.json, declared in record.ts. */
+/** The parts of run.json (declared in record.ts) that the strategies and the cost ceiling (SPEC §10) add, and what they share with it. */
+export const usageSchema = z.object({
+  prompt_tokens: z.number().optional(),
+  completion_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+  /** In credits (US dollars), as OpenRouter reports it. */
+  cost: z.number().optional(),
+});
+
+export const modelErrorSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  status: z.number().optional(),
+  code: z.string().optional(),
+  retry_after_ms: z.number().optional(),
+  /** What the user can do about it. */
+  advice: z.string().optional(),
+});
+export type ModelError = z.infer<typeof modelErrorSchema>;
+
 export const verdictSchema = z.object({
   /** 1-based; absent when the reply named none, and the whole reply is the answer. */
   choice_index: z.number().optional(),

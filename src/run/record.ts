@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../config/choices.js';
+import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 import { agreementSchema } from './agreement/account.js';
-import { modelErrorSchema, usageSchema } from './record-common.js';
-import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
+import { costSchema, councilSchema, modelErrorSchema, usageSchema, verdictSchema } from './record-strategy.js';
 import { RUN_STATUSES } from './status.js';
-import { STRATEGIES } from '../config/choices.js';
 
-export type { ModelError } from './record-common.js';
 export type {
   AggregateRecord,
   AnsweredRanker,
   CostRecord,
   CouncilRecord,
+  ModelError,
   RankerRecord,
   VerdictRecord,
   WorstCaseRecord,

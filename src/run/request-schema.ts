@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../config/choices.js';
-import { STRATEGIES } from '../config/choices.js';
+import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 
 /** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */
 export const requestSchema = z.object({

@@ -1,9 +1,8 @@
 import { API_KEY_SHAPE } from '../config/api-key.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.js';
-import type { ReasoningEffort } from '../config/choices.js';
+import type { ReasoningEffort, Strategy } from '../config/choices.js';
 import type { RunRequest } from './request-schema.js';
-import type { Strategy } from '../config/choices.js';
 
 export type { RunRequest } from './request-schema.js';
 

@@ -2,9 +2,8 @@ import type { Completion } from '../../openrouter/client.js';
 import { fanOut, type Settled } from '../fanout.js';
 import type { AnsweredRanker, ModelError, RankerRecord, RunStatus } from '../record.js';
 import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../strategies/anonymise.js';
-import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../strategies/council.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt, COUNCIL_MIN_CANDIDATES } from '../strategies/council.js';
 import { aggregateRankings, parseRanking, type RankerVerdict } from '../strategies/ranking.js';
-import { COUNCIL_MIN_CANDIDATES } from '../strategies/strategy.js';
 import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
 import { finalStep, synthesizeStep } from './final.js';
 

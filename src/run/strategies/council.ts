@@ -12,6 +12,9 @@ import {
 } from './anonymise.js';
 import type { AggregateEntry } from './ranking.js';
 
+/** Rankers each need two other answers to compare; with fewer answers the council is a plain synthesis. */
+export const COUNCIL_MIN_CANDIDATES = 3;
+
 /** Each ranker sees the others' answers in an order of its own, so no answer gains by always coming first. */
 export function buildRankingPrompt(
   problem: string,
