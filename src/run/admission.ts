@@ -27,7 +27,7 @@ export interface AdmittedResume extends Admitted {
   resumed: SavedRun;
 }
 
-export interface SavedRun {
+interface SavedRun {
   record: RunRecord;
   answers: Map<number, string>;
 }

@@ -8,13 +8,13 @@ export type CostRefusal =
   | { kind: 'unpriced'; ceilingUsd: number; estimate: WorstCase; unpriced: WorstCase['unpriced'] }
   | { kind: 'over_ceiling'; ceilingUsd: number; estimate: WorstCase; fewerModels?: FewerModels; lowerMaxTokens?: LowerMaxTokens };
 
-export interface FewerModels {
+interface FewerModels {
   drop: Array<{ index: number; model: string; savesUsd: number }>;
   keep: string[];
   totalUsd: number;
 }
 
-export interface LowerMaxTokens {
+interface LowerMaxTokens {
   maxTokens: number;
   totalUsd: number;
 }

@@ -18,7 +18,7 @@ export type Found = { live: Run } | { stored: StoredRun };
 export type Claimed<A, B, R> =
   { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
 
-export interface Admit<A, B, R> {
+interface Admit<A, B, R> {
   fresh(): Promise<Result<A, R>>;
   resume(stopped: StoredRun): Promise<Result<B, R>>;
 }
@@ -28,7 +28,7 @@ class NotAdmitted<R> {
   constructor(readonly refusal: R) {}
 }
 
-export interface ClaimContext {
+interface ClaimContext {
   store: RunStorage;
   stored: StoredRuns;
   owner: OwnerIdentity;

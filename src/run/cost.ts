@@ -26,9 +26,9 @@ export interface CostPlan {
   agreement?: boolean;
 }
 
-export type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
+type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
 
-export interface StepEstimate {
+interface StepEstimate {
   kind: StepKind;
   model: string;
   index?: number;
@@ -37,7 +37,7 @@ export interface StepEstimate {
   usd: number | undefined;
 }
 
-export interface ModelEstimate {
+interface ModelEstimate {
   model: string;
   usd: number;
   steps: number;

@@ -11,7 +11,7 @@ export interface Settled<T> {
   ms: number;
 }
 
-export interface FanOutOptions<T> {
+interface FanOutOptions<T> {
   limiter: Limiter;
   signal?: AbortSignal;
   urgent?: boolean;

@@ -1,5 +1,5 @@
 /** `urgent` tasks go to the front of the queue: synthesis must not wait behind a later call's candidates. */
-export interface RunOptions {
+interface RunOptions {
   signal?: AbortSignal;
   urgent?: boolean;
 }

@@ -2,7 +2,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 /** `startTime` is in clock ticks after boot. */
-export interface ProcStat {
+interface ProcStat {
   pid: number;
   state: string;
   startTime: number;

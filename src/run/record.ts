@@ -66,7 +66,6 @@ const attemptSchema = z.discriminatedUnion('status', [
 export type SynthesisAttempt = z.infer<typeof attemptSchema>;
 
 const trimmedSchema = z.object({ model: z.string(), kept_chars: z.number(), original_chars: z.number() });
-export type Trimmed = z.infer<typeof trimmedSchema>;
 
 const synthesisSchema = z.object({
   status: z.enum(['waiting', 'running', 'answered', 'failed', 'skipped']),
@@ -81,7 +80,6 @@ const synthesisSchema = z.object({
   /** Null when it was asked for and not given cleanly. */
   agreement: agreementSchema.nullable().optional(),
 });
-export type SynthesisRecord = z.infer<typeof synthesisSchema>;
 
 const ownerSchema = z.object({
   pid: z.number(),

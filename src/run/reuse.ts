@@ -15,7 +15,7 @@ export function reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'upd
   return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
 }
 
-export type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true };
+type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true };
 
 /** A stopped run is taken over only when recent and of this very version; anything unreadable is a fresh start. */
 export async function judge(

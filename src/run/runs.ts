@@ -20,7 +20,7 @@ import type { StoredRun } from './stored.js';
 /** How long a process stays for a journal the disk keeps refusing. */
 const CATCH_UP_MS = 60 * 60 * 1000;
 
-export interface RunsOptions {
+interface RunsOptions {
   deps: RunDeps;
   /** Undefined when saving is off: runs then live in this process only. */
   store: RunStorage | undefined;

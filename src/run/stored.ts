@@ -12,7 +12,7 @@ const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 const LAST_ENTRY_LOST =
   "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
-export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
+async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
   let text: string | undefined;
   try {
     text = await folder.read('run.json', maxBytes);
@@ -25,7 +25,7 @@ export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES):
   return parseRecord(folder.name, text);
 }
 
-export function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
+function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -3,7 +3,7 @@ import type { ContentSink } from '../../openrouter/decode.js';
 import { readAgreement, type Agreement, type CandidateLabel } from './account.js';
 import { SectionSplitter } from './section.js';
 
-export interface ToldReply {
+interface ToldReply {
   answer: string;
   agreement: Agreement | null;
   warning?: string;

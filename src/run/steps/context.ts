@@ -7,7 +7,7 @@ import type { ModelError, RunStatus } from '../record.js';
 import type { Run } from '../run.js';
 import type { IndexedAnswer } from '../strategies/anonymise.js';
 
-export interface ChatCompleter {
+interface ChatCompleter {
   complete(chat: ChatRequest, options?: CallOptions): Promise<Completion>;
 }
 
