@@ -70,29 +70,10 @@ export function worstCase(plan: CostPlan, prices: PriceSource): WorstCase {
 }
 
 /** A plan with its input counted in tokens once, for estimating it many times over. */
-export interface PlanShape {
-  strategy: Strategy;
-  models: string[];
-  synthesizers: string[];
-  inputTokens: number;
-  maxTokens: number;
-  stepMaxTokens: number;
-  saved?: readonly number[];
-  agreement?: boolean;
-}
+export type PlanShape = Omit<CostPlan, 'input' | 'stepMaxChars'> & { inputTokens: number; stepMaxTokens: number };
 
-export function shapeOf(plan: CostPlan): PlanShape {
-  const { strategy, models, synthesizers, maxTokens, saved, agreement } = plan;
-  return {
-    ...(agreement === false ? { agreement } : {}),
-    strategy,
-    models,
-    synthesizers,
-    maxTokens,
-    inputTokens: estimateTokens(plan.input),
-    stepMaxTokens: plan.stepMaxChars,
-    ...(saved ? { saved } : {}),
-  };
+export function shapeOf({ input, stepMaxChars, ...plan }: CostPlan): PlanShape {
+  return { ...plan, inputTokens: estimateTokens(input), stepMaxTokens: stepMaxChars };
 }
 
 export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
