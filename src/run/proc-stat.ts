@@ -40,9 +40,8 @@ export async function readProcStat(pid: number, signal: AbortSignal): Promise<Pr
 }
 
 /**
- * This process as the kernel knows it; undefined off Linux, or where /proc is not this
- * process's own (one mounted for another PID namespace shows another process as "self").
- * Read once, synchronously: procfs answers from the kernel's memory, never from a disk.
+ * Undefined where /proc is not this process's own (one mounted for another PID namespace shows
+ * another process as "self"). Synchronous: procfs answers from the kernel's memory, never a disk.
  */
 export function readOwnKernelView(): KernelView | undefined {
   try {
