@@ -40,36 +40,25 @@ export class LocalRunService implements RunService {
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }
 
-  async watch(id: string, { since, waitMs, signal, untilSettled, viewChars }: WatchOptions): Promise<Result<Watched, LookupError>> {
+  async watch(id: string, options: WatchOptions): Promise<Result<Watched, LookupError>> {
+    const { viewChars } = options;
     // Held for its view: a run leaves `live` the moment it ends whole on disk.
     const run = viewChars === undefined || !isRunId(id) ? undefined : this.runs.liveRun(id);
-    const watched = untilSettled
-      ? await this.watchUntilSettled(id, since, waitMs, signal)
-      : await this.watchOnce(id, since, waitMs, signal);
+    const watched = options.untilSettled ? await this.watchUntilSettled(id, options) : await this.watchOnce(id, options);
     if (!watched.ok || !run || viewChars === undefined || !STATUS[watched.value.state.status].settled) return watched;
     return ok({ ...watched.value, view: viewOf(run.state(), run.texts(), viewChars) });
   }
 
-  private async watchUntilSettled(
-    id: string,
-    since: number | undefined,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<Result<Watched, LookupError>> {
+  private async watchUntilSettled(id: string, { since, waitMs, signal }: WatchOptions): Promise<Result<Watched, LookupError>> {
     const deadline = Deadline.after(waitMs);
     for (;;) {
-      const watched = await this.watchOnce(id, since, deadline.msLeft(), signal);
+      const watched = await this.watchOnce(id, { since, waitMs: deadline.msLeft(), signal });
       if (!watched.ok || STATUS[watched.value.state.status].settled || deadline.msLeft() === 0 || signal?.aborted) return watched;
       since = watched.value.version;
     }
   }
 
-  private async watchOnce(
-    id: string,
-    since: number | undefined,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<Result<Watched, LookupError>> {
+  private async watchOnce(id: string, { since, waitMs, signal }: WatchOptions): Promise<Result<Watched, LookupError>> {
     if (!isRunId(id)) return err(badId(id));
     const run = this.runs.liveRun(id);
     if (run) return ok(await watchLive(run, since, waitMs, signal));
