@@ -4,9 +4,10 @@ import { costRefusalRecord, fitCeiling, worstCaseRecord } from './ceiling.js';
 import { worstCase, type CostPlan } from './cost.js';
 import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
-import type { CostRecord, RunRecord } from './record.js';
+import type { CostRecord } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
 import type { RunRequest } from './request.js';
+import type { SavedRun } from './new-record.js';
 import type { StoredRun } from './stored.js';
 
 export interface AdmissionDeps {
@@ -25,11 +26,6 @@ export interface Admitted {
 /** What a stopped run saved is read back once, before its worst case counts those answers as paid. */
 export interface AdmittedResume extends Admitted {
   resumed: SavedRun;
-}
-
-interface SavedRun {
-  record: RunRecord;
-  answers: Map<number, string>;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { newRunId, type RunPlace, type RunStorage } from '../store/store.js';
+import { newRunId, type RunStorage } from '../store/store.js';
 import type { Admitted } from './admission.js';
 import type { OwnerIdentity } from './liveness.js';
-import type { RunRecord } from './record.js';
+import type { NewRun } from './new-record.js';
 import type { RunRequest } from './request.js';
 import { Run } from './run.js';
 
@@ -20,7 +20,7 @@ export async function buildRun(
   request: RunRequest,
   key: string,
   admitted: Admitted,
-  existing: { id?: string; place?: RunPlace; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
+  existing: Partial<Pick<NewRun, 'id' | 'place' | 'resumed'>> = {},
 ): Promise<Run> {
   const { store, logger } = making;
   const id = existing.id ?? newRunId();

@@ -5,6 +5,12 @@ import type { Logger } from 'pino';
 import type { RunPlace } from '../store/store.js';
 import type { RunRequest } from './request.js';
 
+/** A stopped run's journal, with the answers that can be read back (0-based). */
+export interface SavedRun {
+  record: RunRecord;
+  answers: Map<number, string>;
+}
+
 export interface NewRun {
   id: string;
   key: string;
@@ -14,7 +20,7 @@ export interface NewRun {
   log: Logger;
   /** The key is never written to a file, even if pasted into the prompt. */
   redact: (text: string) => string;
-  resumed?: { record: RunRecord; answers: Map<number, string> };
+  resumed?: SavedRun;
   cost: CostRecord;
   earlier?: EarlierRun;
 }
