@@ -92,7 +92,7 @@ export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
     strategy: shape.strategy,
     steps,
     perModel: perModel(steps),
-    totalUsd: sum(steps.map((step) => step.usd ?? 0)),
+    totalUsd: steps.reduce((total, step) => total + (step.usd ?? 0), 0),
     unpriced: [...unpriced].map(([model, reason]) => ({ model, reason })),
   };
 }
@@ -137,8 +137,4 @@ function perModel(steps: StepEstimate[]): ModelEstimate[] {
     byModel.set(model, { model, usd: entry.usd + usd, steps: entry.steps + 1 });
   }
   return [...byModel.values()].sort((a, b) => b.usd - a.usd);
-}
-
-function sum(values: number[]): number {
-  return values.reduce((total, value) => total + value, 0);
 }
