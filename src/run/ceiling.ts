@@ -43,7 +43,7 @@ export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: numb
   });
 }
 
-/** Leaves out the candidate whose absence saves most until the rest fits; a tie drops the later one, as the user listed the first ones first. */
+/** Drops the candidate whose absence saves most until the rest fits; a tie drops the later one, since the user listed the first first. */
 function fewerModels(shape: PlanShape, prices: PriceSource, ceilingUsd: number): FewerModels | undefined {
   let kept = shape.models.map((model, index) => ({ model, index }));
   let total = estimate(shape, prices).totalUsd;

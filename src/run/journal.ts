@@ -6,8 +6,8 @@ import type { RunRecord } from './record.js';
 import { runTotals } from './usage.js';
 
 /**
- * What a run keeps: run.json, the answers as they stream in, reasonings and the synthesis. Each save
- * resolves to the file's name only once kept, so the record never names a missing file; a failed save costs a warning, never the answer.
+ * Each save resolves to the file's name only once kept, so the record never names a missing file;
+ * a failed save costs a warning, never the answer.
  */
 export class RunJournal {
   private readonly writers = new Map<number, TextWriter>();

@@ -12,7 +12,7 @@ import {
 } from './anonymise.js';
 import { candidateAt, fieldRest, fieldValue } from './reply-lines.js';
 
-/** The `judge` strategy (SPEC §10): picking beats merging where answers can be checked, since a merge loses a correct answer's precision. */
+/** The `judge` strategy (SPEC §10): where answers can be checked, picking beats merging, which loses a correct answer's precision. */
 
 export interface JudgeVerdict {
   choice?: ShownCandidate;
