@@ -6,10 +6,8 @@ import { packageVersion } from '../version.js';
 import { readOwnKernelView, readProcStat, type KernelView } from './proc-stat.js';
 import type { Owner } from './record.js';
 
-/** Enough to tell an owner's process from every other, alive or dead; the kernel's view is there on Linux only. */
-export interface OwnerIdentity extends Owner, Partial<KernelView> {
-  version?: string;
-}
+/** Enough to tell an owner's process from every other, alive or dead; run.json's Owner already has every field. */
+export type OwnerIdentity = Owner;
 
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
