@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateUsd, refusalText } from '../src/present/refusal.js';
-import { fitCeiling, type CostRefusal } from '../src/run/ceiling.js';
-import { costRefusalRecord } from '../src/run/cost-record.js';
+import { costRefusalRecord, fitCeiling, type CostRefusal } from '../src/run/ceiling.js';
 import { worstCase, type CostPlan } from '../src/run/cost.js';
 import { ROUND_PRICES, plan } from './support/cost-plans.js';
 

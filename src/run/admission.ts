@@ -1,50 +1,36 @@
 import type { PriceCatalog } from '../openrouter/price-catalog.js';
 import { err, ok, type Result } from '../result.js';
-import { fitCeiling } from './ceiling.js';
+import { costRefusalRecord, fitCeiling, worstCaseRecord } from './ceiling.js';
 import { worstCase, type CostPlan } from './cost.js';
-import { costRefusalRecord, worstCaseRecord } from './cost-record.js';
 import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
-import type { CostRecord, RunRecord } from './record.js';
+import type { CostRecord } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
 import type { RunRequest } from './request.js';
+import type { SavedRun } from './new-record.js';
 import type { StoredRun } from './stored.js';
 
 export interface AdmissionDeps {
-  /** OpenRouter's prices, one catalog per process. */
   prices: Pick<PriceCatalog, 'prices' | 'atHand'>;
-  /** The earlier run a follow-up continues, read whole; or why it cannot be followed up. */
   earlierRun(id: string): Promise<Result<EarlierRun, string>>;
-  /** PARALLEL_LLM_MAX_PROMPT_CHARS: a follow-up's conversation is bounded by it too. */
   maxPromptChars: number;
-  /** PARALLEL_LLM_SYNTHESIS_MAX_CHARS: no step reads more. */
   synthesisMaxChars: number;
 }
 
-/** What a run starts with once admitted: its cost ceiling and worst case, and the earlier run it follows up. */
 export interface Admitted {
   cost: CostRecord;
   earlier?: EarlierRun;
-  /** Said in the run's result. */
   warnings: string[];
 }
 
-/** A stopped run taken over: admitted with what it saved, read back once, before its worst case counted these answers as paid. */
+/** What a stopped run saved is read back once, before its worst case counts those answers as paid. */
 export interface AdmittedResume extends Admitted {
   resumed: SavedRun;
 }
 
-/** A stopped run's journal, with every answer whose text cannot be read back waiting again, and the answers that can (0-based). */
-export interface SavedRun {
-  record: RunRecord;
-  answers: Map<number, string>;
-}
-
 /**
- * Whether a run may start (new, or resumed with the answers in `saved`, 0-based, not paid
- * again), decided before any upstream request and before any folder is made: a follow-up needs
- * a finished earlier run; under a ceiling, the worst case must fit at prices that can be read.
- * Without a ceiling nothing waits for prices: the worst case is recorded when they are at hand.
+ * Decided before any upstream request or folder. Under a ceiling the worst case must fit at prices
+ * that can be read; without one nothing waits for prices, and the worst case is recorded if at hand.
  */
 async function admit(
   request: RunRequest,
@@ -95,10 +81,7 @@ async function followUp(
   return ok({ earlier, warnings });
 }
 
-/**
- * How a process's runs are admitted: a new run, or a stopped one taken over, which pays only
- * for the answers it cannot read back (`keepChars` of each is read, as the run keeps them).
- */
+/** A resumed run pays only for the answers it cannot read back. */
 export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources, keepChars: number) {
   const withEarlier = { ...deps, earlierRun: (id: string) => readEarlierRun(id, sources, deps.maxPromptChars) };
   return {
@@ -112,7 +95,7 @@ export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: Earli
   };
 }
 
-/** What a stopped run saved: an answer the journal names but whose file cannot be read is asked again, so it waits. */
+/** An answer the journal names but whose file cannot be read is asked again. */
 async function savedRun(stored: StoredRun, keepChars: number): Promise<SavedRun> {
   const { record, texts } = await stored.texts(keepChars);
   const candidates = record.candidates.map((candidate, i) =>

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
-import { newRunId, type RunPlace, type RunStorage } from '../store/store.js';
+import { newRunId, type RunStorage } from '../store/store.js';
 import type { Admitted } from './admission.js';
 import type { OwnerIdentity } from './liveness.js';
-import type { RunRecord } from './record.js';
+import type { NewRun } from './new-record.js';
 import type { RunRequest } from './request.js';
 import { Run } from './run.js';
 
-/** What making a run takes from the process that runs it. */
 export interface RunMaking {
   store: RunStorage | undefined;
   logger: Logger;
@@ -15,16 +14,13 @@ export interface RunMaking {
   redact: (text: string) => string;
 }
 
-/**
- * A run ready to start: new, in a place made for it (a place that cannot be made costs it
- * nothing but a warning: its answers are then not saved), or taken over in its own place.
- */
+/** A place that cannot be made costs the run only a warning: its answers are then not saved. */
 export async function buildRun(
   making: RunMaking,
   request: RunRequest,
   key: string,
   admitted: Admitted,
-  existing: { id?: string; place?: RunPlace; resumed?: { record: RunRecord; answers: Map<number, string> } } = {},
+  existing: Partial<Pick<NewRun, 'id' | 'place' | 'resumed'>> = {},
 ): Promise<Run> {
   const { store, logger } = making;
   const id = existing.id ?? newRunId();

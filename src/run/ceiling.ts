@@ -1,35 +1,30 @@
+import type { Prices } from '../openrouter/price-catalog.js';
 import { err, ok, type Result } from '../result.js';
 import { estimate, shapeOf, type CostPlan, type PlanShape, type PriceSource, type WorstCase } from './cost.js';
+import type { WorstCaseRecord } from './record.js';
+import type { StartRefusal } from './start-refusal.js';
 
-/** A call refused for its cost, before any upstream request, with what would fit instead. */
 export type CostRefusal =
-  /** Some model has no price, so no worst case can be promised under the ceiling. */
   | { kind: 'unpriced'; ceilingUsd: number; estimate: WorstCase; unpriced: WorstCase['unpriced'] }
   | { kind: 'over_ceiling'; ceilingUsd: number; estimate: WorstCase; fewerModels?: FewerModels; lowerMaxTokens?: LowerMaxTokens };
 
-/** Candidates to leave out, in the order that saves most, and the worst case without them. */
-export interface FewerModels {
+interface FewerModels {
   drop: Array<{ index: number; model: string; savesUsd: number }>;
   keep: string[];
   totalUsd: number;
 }
 
-/** The highest max_tokens that fits, for every model and step. */
-export interface LowerMaxTokens {
+interface LowerMaxTokens {
   maxTokens: number;
   totalUsd: number;
 }
 
-/**
- * The ceiling a call runs under: the lower of the call's and the server's. A calling model may
- * tighten the user's PARALLEL_LLM_MAX_COST_USD, never loosen it.
- */
+/** A calling model may tighten the user's PARALLEL_LLM_MAX_COST_USD, never loosen it. */
 export function effectiveCeiling(callUsd: number | undefined, serverUsd: number | undefined): number | undefined {
   if (callUsd === undefined) return serverUsd;
   return serverUsd === undefined ? callUsd : Math.min(callUsd, serverUsd);
 }
 
-/** The worst case of `plan` when it fits under `ceilingUsd`; else why not and what would fit. */
 export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: number): Result<WorstCase, CostRefusal> {
   const shape = shapeOf(plan);
   const worst = estimate(shape, prices);
@@ -48,11 +43,7 @@ export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: numb
   });
 }
 
-/**
- * Leaves out, one at a time, the candidate whose absence saves most (in a council each one
- * also ranks, so the saving is not just its own answer), until the rest fits. A tie leaves
- * out the later one: the user listed the first ones first. Undefined when even one is too dear.
- */
+/** Drops the candidate whose absence saves most until the rest fits; a tie drops the later one, since the user listed the first first. */
 function fewerModels(shape: PlanShape, prices: PriceSource, ceilingUsd: number): FewerModels | undefined {
   let kept = shape.models.map((model, index) => ({ model, index }));
   let total = estimate(shape, prices).totalUsd;
@@ -71,10 +62,7 @@ function fewerModels(shape: PlanShape, prices: PriceSource, ceilingUsd: number):
   return { drop, keep: kept.map((entry) => entry.model), totalUsd: total };
 }
 
-/**
- * The highest max_tokens below the plan's that fits (the cost grows with it, so a binary
- * search finds it), rounded down to a hundred above a thousand. Undefined when even 1 is too dear.
- */
+/** The cost grows with max_tokens, so a binary search finds the highest that fits. */
 function lowerMaxTokens(shape: PlanShape, prices: PriceSource, ceilingUsd: number): LowerMaxTokens | undefined {
   const totalAt = (maxTokens: number) => estimate({ ...shape, maxTokens }, prices).totalUsd;
   if (totalAt(1) > ceilingUsd) return undefined;
@@ -87,4 +75,36 @@ function lowerMaxTokens(shape: PlanShape, prices: PriceSource, ceilingUsd: numbe
   }
   const maxTokens = low >= 1000 ? Math.floor(low / 100) * 100 : low;
   return { maxTokens, totalUsd: totalAt(maxTokens) };
+}
+
+/** A worst case as run.json and the results keep it, with the age of the prices it rests on. */
+export function worstCaseRecord(worst: WorstCase, prices: Prices): WorstCaseRecord {
+  return {
+    total_usd: worst.totalUsd,
+    per_model: worst.perModel.map(({ model, usd, steps }) => ({ model, usd, steps })),
+    unpriced: worst.unpriced,
+    prices_fetched_at: prices.fetchedAt,
+    prices_age_ms: Math.round(prices.ageMs),
+    ...(prices.refreshFailed === undefined ? {} : { refresh_failed: prices.refreshFailed }),
+  };
+}
+
+/** A cost refusal as the faces receive it. */
+export function costRefusalRecord(refusal: CostRefusal, prices: Prices): StartRefusal {
+  const worst_case = worstCaseRecord(refusal.estimate, prices);
+  if (refusal.kind === 'unpriced') return { kind: 'unpriced', ceiling_usd: refusal.ceilingUsd, worst_case };
+  const { fewerModels: fewer, lowerMaxTokens: lower } = refusal;
+  return {
+    kind: 'over_ceiling',
+    ceiling_usd: refusal.ceilingUsd,
+    worst_case,
+    ...(fewer && {
+      fewer_models: {
+        drop: fewer.drop.map(({ index, model, savesUsd }) => ({ index, model, saves_usd: savesUsd })),
+        keep: fewer.keep,
+        total_usd: fewer.totalUsd,
+      },
+    }),
+    ...(lower && { lower_max_tokens: { max_tokens: lower.maxTokens, total_usd: lower.totalUsd } }),
+  };
 }

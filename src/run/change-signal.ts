@@ -9,7 +9,6 @@ export class ChangeSignal {
     this.arm();
   }
 
-  /** Resolves at the next `notify`, or at once when there has been one since the reader saw `since`. */
   wait(since = this.version): Promise<void> {
     return since === this.version ? this.next : Promise.resolve();
   }
@@ -25,11 +24,10 @@ export class ChangeSignal {
   }
 }
 
-/** Whether a reader who saw `since` waits for the next change: it has seen the latest (`version`), may wait, and more may come. */
 export const waitsForChange = (since: number | undefined, version: number, waitMs: number, settled: boolean): boolean =>
   since === version && waitMs > 0 && !settled;
 
-/** Waits for `change`, at most `ms`, and no longer than `signal` allows; leaves no timer behind. */
+/** Leaves no timer behind. */
 export async function changeWithin(change: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

@@ -13,18 +13,12 @@ const FOLLOW_POLL_MS = 20;
 /** Rounds of claiming before a request whose claimants keep dying is simply started. */
 const MAX_ROUNDS = 3;
 
-/** A run by id: this process's (live), or one known from its folder. */
 export type Found = { live: Run } | { stored: StoredRun };
 
-/**
- * What claiming a request led to: a new run to start (under this id) or a stopped run to take
- * over, each as `admit` admitted it; another's run to follow; or `admit`'s refusal.
- */
 export type Claimed<A, B, R> =
   { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
 
-/** Whether this process may start the request's run, new or a stopped one taken over, and what with. */
-export interface Admit<A, B, R> {
+interface Admit<A, B, R> {
   fresh(): Promise<Result<A, R>>;
   resume(stopped: StoredRun): Promise<Result<B, R>>;
 }
@@ -34,20 +28,16 @@ class NotAdmitted<R> {
   constructor(readonly refusal: R) {}
 }
 
-export interface ClaimContext {
+interface ClaimContext {
   store: RunStorage;
   stored: StoredRuns;
   owner: OwnerIdentity;
-  /** This process's run by id, while in memory. */
   liveRun(id: string): Run | undefined;
 }
 
 /**
- * Claims a request in the store, so that of any processes asking at the same moment one pays:
- * the claim's winner starts a new run (or, `fresh` not asked for, takes over the request's
- * stopped run), and the others follow the winner's run. A run is claimed only once `admit`
- * lets it start; a refused one leaves no claim behind. A claimant that dies before its journal
- * says anything is claimed over; after a few such rounds the run is simply started.
+ * Of processes asking the same request at once, only the claim's winner pays; the others follow
+ * its run. A refused run leaves no claim, and a claimant that dies before its journal is claimed over.
  */
 export async function claimRequest<A, B, R>(
   key: string,
@@ -58,7 +48,6 @@ export async function claimRequest<A, B, R>(
   const { store, stored, owner } = context;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
-    // What the claim that was taken admitted (a lost race judges again).
     let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
     // A new run's folder is made before its claim: a claim naming no folder names no run, and is taken over at once.
     let folder: Promise<RunPlace> | undefined;
@@ -81,7 +70,6 @@ export async function claimRequest<A, B, R>(
         throw error;
       });
     if ('refused' in taken) return taken;
-    // A claim is made only once admitted.
     if (taken.taken && admission) return 'resume' in admission ? admission : { start: id, place: await folder, admitted: admission.start };
     if (folder) await discard(folder);
     const followed = await follow(taken.claim, context);
@@ -91,20 +79,14 @@ export async function claimRequest<A, B, R>(
   return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
 }
 
-/** The empty folder of a run that was not claimed after all; one that cannot be removed is left. */
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);
 
-/** An admission's value; a refusal leaves the claim untaken. */
 function allowed<T, R>(admitted: Result<T, R>): T {
   if (!admitted.ok) throw new NotAdmitted(admitted.error);
   return admitted.value;
 }
 
-/**
- * The run a claim names, once the claimant's own journal is there: a taker's first entry
- * follows its claim by moments (and a resumed run's journal still names its dead owner until
- * then). Undefined when the claimant died first.
- */
+/** Waits for the claimant's own journal, which follows its claim by moments; undefined when the claimant died first. */
 async function follow(claim: Claim, { stored, liveRun }: ClaimContext): Promise<Found | undefined> {
   const owner = claim.owner as Owner;
   for (const deadline = Deadline.after(FOLLOW_MS); ;) {

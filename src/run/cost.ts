@@ -1,55 +1,43 @@
 import type { ModelPrice, PriceLookup } from '../openrouter/prices.js';
 import { AGREEMENT_PROMPT_TOKENS } from './agreement/prompt.js';
-import { COUNCIL_MIN_CANDIDATES } from './strategies/strategy.js';
+import { COUNCIL_MIN_CANDIDATES } from './strategies/council.js';
 import type { Strategy } from '../config/choices.js';
 
-/**
- * The most a call can cost, before it is made (SPEC §10). Every step is priced as if every
- * model answered with all of its `max_tokens`, the dearest way: reasoning and answer tokens
- * share `max_tokens`, so each output token is priced at the higher of the completion and
- * reasoning prices.
- */
+// The most a call can cost, before it is made (SPEC §10): every model answers with all its
+// `max_tokens`, each priced at the higher of the completion and reasoning prices.
 
-/**
- * Characters per token for ASCII text: English prose runs about 4 per token in the common
- * tokenizers and code about 3, so 3 overestimates. Any other character (CJK, emoji, accents)
- * counts as a token of its own.
- */
+/** Prose runs about 4 ASCII characters per token and code about 3, so 3 overestimates; other characters count one each. */
 export const CHARS_PER_TOKEN = 3;
 /** The instructions, labels and ranking a step wraps around the answers it reads. */
 export const STEP_FRAME_TOKENS = 1_500;
 
 export interface CostPlan {
   strategy: Strategy;
-  /** The candidates, in order; a model may repeat, and each repeat is billed. */
+  /** A model may repeat, and each repeat is billed. */
   models: string[];
-  /** Tried in order; a fallback runs only when the one before failed. */
   synthesizers: string[];
-  /** What each candidate reads: the prompt, or for a follow-up the longest conversation any model gets. */
+  /** For a follow-up, the longest conversation any model gets. */
   input: string;
   maxTokens: number;
-  /** PARALLEL_LLM_SYNTHESIS_MAX_CHARS: no step's prompt is longer (and a character is at most a token). */
+  /** No step's prompt is longer, and a character is at most a token. */
   stepMaxChars: number;
-  /** 0-based positions in `models` whose answers are saved from before the run was stopped: not asked, nor paid, again. */
+  /** 0-based positions whose answers were saved before a stop: not paid again. */
   saved?: readonly number[];
-  /** false: the synthesis does not ask for the account of agreement (SPEC §10). */
   agreement?: boolean;
 }
 
-export type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
+type StepKind = 'candidate' | 'ranking' | 'synthesis' | 'judge';
 
-export interface StepEstimate {
+interface StepEstimate {
   kind: StepKind;
   model: string;
-  /** The candidate's 0-based position in `models` (candidate and ranking steps). */
   index?: number;
   promptTokens: number;
   outputTokens: number;
-  /** Undefined when the model has no price. */
   usd: number | undefined;
 }
 
-export interface ModelEstimate {
+interface ModelEstimate {
   model: string;
   usd: number;
   steps: number;
@@ -65,10 +53,8 @@ export interface WorstCase {
   unpriced: Array<{ model: string; reason: string }>;
 }
 
-/** What the estimate needs of a price list: a PriceTable, or any lookup of the same shape. */
 export type PriceSource = { lookup(model: string): PriceLookup };
 
-/** Tokens `text` may take, overestimated (see CHARS_PER_TOKEN). */
 export function estimateTokens(text: string): number {
   let ascii = 0;
   let other = 0;
@@ -79,35 +65,15 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / CHARS_PER_TOKEN) + other;
 }
 
-/** The worst case of `plan` at today's `prices`. */
 export function worstCase(plan: CostPlan, prices: PriceSource): WorstCase {
   return estimate(shapeOf(plan), prices);
 }
 
 /** A plan with its input counted in tokens once, for estimating it many times over. */
-export interface PlanShape {
-  strategy: Strategy;
-  models: string[];
-  synthesizers: string[];
-  inputTokens: number;
-  maxTokens: number;
-  stepMaxTokens: number;
-  saved?: readonly number[];
-  agreement?: boolean;
-}
+export type PlanShape = Omit<CostPlan, 'input' | 'stepMaxChars'> & { inputTokens: number; stepMaxTokens: number };
 
-export function shapeOf(plan: CostPlan): PlanShape {
-  const { strategy, models, synthesizers, maxTokens, saved, agreement } = plan;
-  return {
-    ...(agreement === false ? { agreement } : {}),
-    strategy,
-    models,
-    synthesizers,
-    maxTokens,
-    inputTokens: estimateTokens(plan.input),
-    stepMaxTokens: plan.stepMaxChars,
-    ...(saved ? { saved } : {}),
-  };
+export function shapeOf({ input, stepMaxChars, ...plan }: CostPlan): PlanShape {
+  return { ...plan, inputTokens: estimateTokens(input), stepMaxTokens: stepMaxChars };
 }
 
 export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
@@ -126,17 +92,13 @@ export function estimate(shape: PlanShape, prices: PriceSource): WorstCase {
     strategy: shape.strategy,
     steps,
     perModel: perModel(steps),
-    totalUsd: sum(steps.map((step) => step.usd ?? 0)),
+    totalUsd: steps.reduce((total, step) => total + (step.usd ?? 0), 0),
     unpriced: [...unpriced].map(([model, reason]) => ({ model, reason })),
   };
 }
 
 type PlannedStep = Omit<StepEstimate, 'outputTokens' | 'usd'>;
 
-/**
- * The strategy's steps: every candidate not saved; in a council, every candidate again ranking
- * the others' answers; then the final step, once per synthesizer that may run it.
- */
 function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: PlannedStep[] } {
   const count = shape.models.length;
   const reading = (answers: number) => Math.min(shape.inputTokens + STEP_FRAME_TOKENS + answers * shape.maxTokens, shape.stepMaxTokens);
@@ -150,7 +112,7 @@ function plannedSteps(shape: PlanShape): { answering: PlannedStep[]; finals: Pla
     }
   }
   const kind: StepKind = shape.strategy === 'judge' ? 'judge' : 'synthesis';
-  // The account of agreement is written within the synthesis's max_tokens, already priced in full; only its instructions lengthen the prompt.
+  // The account is written within max_tokens, already priced; only its instructions lengthen the prompt.
   const account = kind === 'synthesis' && shape.agreement !== false ? AGREEMENT_PROMPT_TOKENS : 0;
   const promptTokens = Math.min(reading(count) + account, shape.stepMaxTokens);
   return { answering, finals: shape.synthesizers.map((model) => ({ kind, model, promptTokens })) };
@@ -160,10 +122,7 @@ function stepUsd(price: ModelPrice, promptTokens: number, outputTokens: number):
   return promptTokens * price.prompt + outputTokens * Math.max(price.completion, price.reasoning) + price.request;
 }
 
-/**
- * The synthesis step at the dearest synthesizer that has a price: any of them may end up
- * answering. An unpriced one is listed in `unpriced` all the same.
- */
+/** Any synthesizer may end up answering, so the dearest priced one counts. */
 function dearest(steps: StepEstimate[]): StepEstimate | undefined {
   const priced = steps.filter((step) => step.usd !== undefined);
   if (priced.length === 0) return steps[0];
@@ -178,8 +137,4 @@ function perModel(steps: StepEstimate[]): ModelEstimate[] {
     byModel.set(model, { model, usd: entry.usd + usd, steps: entry.steps + 1 });
   }
   return [...byModel.values()].sort((a, b) => b.usd - a.usd);
-}
-
-function sum(values: number[]): number {
-  return values.reduce((total, value) => total + value, 0);
 }

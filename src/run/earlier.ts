@@ -6,17 +6,13 @@ import type { Run } from './run.js';
 import type { StoredRuns } from './stored-runs.js';
 import type { StoredRun } from './stored.js';
 
-/** Where an earlier run is found: its folder, or (saving off, or its disk failed) this process's memory. */
+/** Memory serves when saving is off or the disk failed. */
 export interface EarlierSources {
   stored: StoredRuns | undefined;
   live(id: string): Run | undefined;
 }
 
-/**
- * The run `id` as a follow-up continues it: its prompt, each candidate's answer and the final
- * answer, read whole (up to `maxChars` each) from its folder. Only a run that ended with answers
- * can be followed up; any other is refused with what to do.
- */
+/** Only a run that ended with answers can be followed up; any other is refused with what to do. */
 export async function readEarlierRun(id: string, sources: EarlierSources, maxChars: number): Promise<Result<EarlierRun, string>> {
   if (!isRunId(id))
     return err(
@@ -33,7 +29,6 @@ export async function readEarlierRun(id: string, sources: EarlierSources, maxCha
   return err(`there is no run ${id} to follow up: follow_up_of takes the run_id of a finished run, from a process_prompt result`);
 }
 
-/** Why the run cannot be followed up, or undefined when it can. */
 function whyNot(run: Pick<RunState, 'run_id' | 'status'>): Result<never, string> | undefined {
   // A finished run with an answer to build on: complete, partial, or the candidates alone.
   if (STATUS[run.status].settled && STATUS[run.status].reusable) return undefined;
@@ -58,7 +53,7 @@ async function fromFolder(stored: StoredRun, record: RunRecord, maxChars: number
   return { prompt: record.prompt, models: record.settings.models, answers, finalAnswer: await read(record.synthesis.file) };
 }
 
-/** A run of this process that is not on disk: its prompt and final answer (the candidates' answers are let go once there is one). */
+/** The candidates' answers are let go once there is a final answer. */
 function fromMemory(run: Run): EarlierRun {
   const { answer, answers } = run.texts();
   return {

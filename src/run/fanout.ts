@@ -11,19 +11,14 @@ export interface Settled<T> {
   ms: number;
 }
 
-export interface FanOutOptions<T> {
+interface FanOutOptions<T> {
   limiter: Limiter;
   signal?: AbortSignal;
-  /** To the front of the limiter's queue: the steps of a run near its end. */
   urgent?: boolean;
   onSettled?: (settled: Settled<T>) => void;
 }
 
-/**
- * Starts one call per model under the process-wide limiter and returns one promise per
- * model, in input order. A promise never rejects: each settles to a typed Result, so one
- * model's failure never costs the others. The caller decides how long to wait.
- */
+/** No promise rejects: each settles to a typed Result, so one model's failure never costs the others. */
 export function fanOut<T>(
   models: readonly string[],
   call: (model: string, signal: AbortSignal | undefined, index: number) => Promise<T>,
@@ -50,7 +45,6 @@ export function fanOut<T>(
   });
 }
 
-/** Anything thrown that is not already typed: a cancellation while queued, or a bug. */
 export function asUpstreamError(caught: unknown, signal?: AbortSignal): UpstreamError {
   if (caught instanceof UpstreamError) return caught;
   if (signal?.aborted) return new UpstreamError({ kind: 'cancelled', message: 'cancelled before the model was called' });

@@ -2,25 +2,16 @@ import type { ChatMessage } from '../openrouter/chat-body.js';
 import { fairCaps } from './synthesis.js';
 import { prefix } from './view.js';
 
-/**
- * A follow-up on a finished run (SPEC §10, `follow_up_of`): each model continues the
- * conversation it had, with the panel's final answer in view, then gets the new prompt.
- */
-
-/** What a follow-up needs of the earlier run. */
+/** For a follow-up (SPEC §10), each model continues its own conversation with the final answer in view. */
 export interface EarlierRun {
   prompt: string;
   models: readonly string[];
   /** Each candidate's answer by 0-based position; undefined where it failed. */
   answers: ReadonlyArray<string | undefined>;
-  /** The synthesis (or the judge's answer); undefined when the run ended without one. */
   finalAnswer: string | undefined;
 }
 
-/**
- * Each new candidate's own earlier answer: the earlier answer of the same model, the k-th
- * repeat of a model taking the k-th repeat's (Self-MoA); undefined for a model new to the run.
- */
+/** The k-th repeat of a model takes the k-th repeat's earlier answer (Self-MoA). */
 export function ownEarlierAnswers(earlier: EarlierRun, models: readonly string[]): Array<string | undefined> {
   const seen = new Map<string, number>();
   return models.map((model) => {
@@ -31,11 +22,7 @@ export function ownEarlierAnswers(earlier: EarlierRun, models: readonly string[]
   });
 }
 
-/**
- * One candidate's conversation: the earlier prompt; its own earlier answer as its turn (or the
- * final answer, for a model that gave none); then the new prompt, after the final answer when
- * the model's turn was its own. Turns alternate user/assistant, as every provider accepts.
- */
+/** A model with no earlier answer takes the final answer as its turn; turns alternate user/assistant, as every provider accepts. */
 export function followUpMessages(earlier: EarlierRun, ownAnswer: string | undefined, prompt: string): ChatMessage[] {
   const ownTurn = ownAnswer ?? earlier.finalAnswer;
   if (ownTurn === undefined) return [{ role: 'user', content: followUpProblem(earlier, prompt) }];
@@ -50,7 +37,7 @@ export function followUpMessages(earlier: EarlierRun, ownAnswer: string | undefi
   ];
 }
 
-/** The problem as the synthesizer, the judge and the rankers read it: the earlier exchange, then the new prompt. */
+/** As the synthesizer, the judge and the rankers read it. */
 export function followUpProblem(earlier: EarlierRun, prompt: string): string {
   const answer = earlier.finalAnswer === undefined ? [] : ['', '### The final answer to it', '', earlier.finalAnswer];
   return ['### An earlier question', '', earlier.prompt, ...answer, '', '### The follow-up question to answer now', '', prompt].join('\n');
@@ -59,11 +46,7 @@ export function followUpProblem(earlier: EarlierRun, prompt: string): string {
 /** What followUpMessages adds around the earlier turns and the new prompt, at most. */
 const FRAME_CHARS = 200;
 
-/**
- * The earlier run with its turns shortened, the longest first, so that every model's
- * conversation (the new prompt included) stays within `maxChars`, PARALLEL_LLM_MAX_PROMPT_CHARS:
- * the limit that keeps a call within what the models can read holds for follow-ups too.
- */
+/** Shortens the longest turns first, so every conversation stays within PARALLEL_LLM_MAX_PROMPT_CHARS. */
 export function boundEarlier(earlier: EarlierRun, prompt: string, maxChars: number): { earlier: EarlierRun; shortened: boolean } {
   const finalChars = earlier.finalAnswer?.length ?? 0;
   const lengths = [earlier.prompt.length, Math.max(0, ...earlier.answers.map((answer) => answer?.length ?? 0)), finalChars];
@@ -79,7 +62,7 @@ export function boundEarlier(earlier: EarlierRun, prompt: string, maxChars: numb
   return { earlier: shortened, shortened: true };
 }
 
-/** The longest conversation any of `models` is sent, as one text: what the worst-case cost reads. */
+/** What the worst-case cost reads. */
 export function longestConversation(earlier: EarlierRun, models: readonly string[], prompt: string): string {
   const own = ownEarlierAnswers(earlier, models);
   const texts = models.map((_, i) =>

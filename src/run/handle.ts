@@ -14,18 +14,13 @@ export class RunLost extends Error {
 
 export interface WaitOptions {
   deadline: Deadline;
-  /** The wait ends when this aborts (the caller gave up). */
   signal?: AbortSignal;
   /** Longest time between two `onUpdate` calls while nothing changes. */
   heartbeatMs?: number;
-  /** The run as it stands: at the start, at each change, and at each heartbeat. */
   onUpdate?: (state: RunState) => void;
 }
 
-/**
- * A run as one reader follows it: its id and the version it saw last. Every face (a tool call,
- * a task, a resource, `ask`) waits through it, whether the run executes in the run host or here.
- */
+/** A run as one reader follows it; every face waits through it, wherever the run executes. */
 export class RunHandle {
   private seen: number | undefined;
 
@@ -45,21 +40,17 @@ export class RunHandle {
     return this.service.cancel(this.id, reason);
   }
 
-  /**
-   * The one wait: until the run settles, the deadline passes or the signal aborts, telling
-   * `onUpdate` at the start, at each change and at each heartbeat. Resolves to the run as it stands.
-   */
   async wait(options: WaitOptions): Promise<RunState> {
     return (await this.follow(options)).state;
   }
 
-  /** `wait`, then the run's view for a result of at most `maxChars`: carried by the watch that saw the run end, when one did. */
+  /** The view comes with the watch that saw the run end, when one did. */
   async waitForView(options: WaitOptions, maxChars: number): Promise<RunView> {
     return (await this.follow(options, maxChars)).view ?? this.view(maxChars);
   }
 
   private async follow({ deadline, signal, heartbeatMs = Infinity, onUpdate }: WaitOptions, viewChars?: number): Promise<Watched> {
-    // Nobody to tell of each change: one watch, to the run's end or the deadline, is all this reader needs.
+    // Nobody to tell of each change: one watch to the run's end is enough.
     if (!onUpdate && signal?.aborted) return this.watch(0, undefined, { viewChars });
     if (!onUpdate) return this.watch(deadline.msLeft(), signal, { untilSettled: true, viewChars });
     let watched = await this.watch(0, undefined, { viewChars });

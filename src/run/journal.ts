@@ -6,15 +6,11 @@ import type { RunRecord } from './record.js';
 import { runTotals } from './usage.js';
 
 /**
- * What a run keeps: its journal (run.json), each answer as it streams in, reasonings and the
- * synthesis whole. Each save resolves to the text's name once the store has it (undefined, with
- * a warning, when it could not), so the record names a file only once it is there. A text that
- * cannot be kept costs the run a warning, never its answer. Nothing at all when runs are not saved.
+ * Each save resolves to the file's name only once kept, so the record never names a missing file;
+ * a failed save costs a warning, never the answer.
  */
 export class RunJournal {
-  /** The answers being kept as they stream in, by 0-based index. */
   private readonly writers = new Map<number, TextWriter>();
-  /** The synthesis's texts being kept, and the names they are to have. */
   private synthesis: Promise<SynthesisFiles> | undefined;
 
   constructor(
@@ -28,15 +24,11 @@ export class RunJournal {
     return this.place?.dir;
   }
 
-  /** A file of the run by its full path. */
   path(file: string | undefined): string | undefined {
     return file && this.place && path.join(this.place.dir, file);
   }
 
-  /**
-   * Where a candidate's text goes as it arrives, so that only the first `keepChars` characters
-   * are held in memory. None when runs are not saved: the whole answer then stays in memory.
-   */
+  /** Only the first `keepChars` characters are held in memory; unsaved runs keep the whole answer there. */
   answerSink(index: number, keepChars: number): ContentSink | undefined {
     const writer = this.place?.writer(candidateFile(this.record.candidates[index]!));
     if (!writer) return undefined;
@@ -44,7 +36,6 @@ export class RunJournal {
     return { keepChars, write: (piece) => writer.write(piece) };
   }
 
-  /** A candidate's answer has streamed in whole: resolves to its file's name once it is kept. */
   async answerWhole(index: number): Promise<string | undefined> {
     const writer = this.writers.get(index);
     this.writers.delete(index);
@@ -55,7 +46,6 @@ export class RunJournal {
     );
   }
 
-  /** What streamed in is not an answer (the model failed, or the run was stopped): its file goes. */
   answerDropped(index: number): void {
     void this.writers.get(index)?.discard();
     this.writers.delete(index);
@@ -65,7 +55,7 @@ export class RunJournal {
     return reasoning ? this.save(candidateFile(this.record.candidates[index]!, '.reasoning.md'), reasoning) : Promise.resolve(undefined);
   }
 
-  /** Starts keeping the synthesis: final.md, its reasoning beside it and, for a judge, its whole reply. `saveLast` names them. */
+  /** `saveLast` names the files once they are kept. */
   saveSynthesis(answer: string, reasoning: string | undefined, reply?: string): void {
     this.synthesis = Promise.all([
       this.save(FINAL_FILE, answer),
@@ -74,7 +64,6 @@ export class RunJournal {
     ]).then(([file, , replyFile]) => ({ file, replyFile }));
   }
 
-  /** Keeps `text` as `name`: resolves to the name once kept, or undefined (with a warning) when it could not be. */
   async save(name: string, text: string): Promise<string | undefined> {
     if (!this.place) return undefined;
     return this.place.write(name, text).then(
@@ -83,11 +72,7 @@ export class RunJournal {
     );
   }
 
-  /**
-   * Rewrites run.json: true once this entry (or a later one) is kept. Each entry replaces the
-   * last whole, so a crash leaves the latest step that completed; one the store refuses is tried
-   * again until it lands, so the journal catches up without waiting for the run's next step.
-   */
+  /** Each entry replaces the last whole, so a crash leaves the latest completed step; a refused one is retried until it lands. */
   async saveRecord(): Promise<boolean> {
     if (!this.place) return false;
     this.record.updated_at = new Date().toISOString();
@@ -99,7 +84,6 @@ export class RunJournal {
     );
   }
 
-  /** The run's last entry, once the synthesis's texts are kept (naming those that were): true once it is kept. */
   async saveLast(): Promise<boolean> {
     const saved = await this.synthesis;
     if (saved?.file) this.record.synthesis.file = saved.file;
@@ -107,12 +91,10 @@ export class RunJournal {
     return this.saveRecord();
   }
 
-  /** Settles once the journal's latest entry is kept (at once when runs are not saved). */
   async flushed(): Promise<void> {
     await this.place?.flushed(RECORD_FILE);
   }
 
-  /** Whether the journal names the file of every text a result shows: each answer, and the synthesis if there is one. */
   textsNamed(synthesized: boolean): boolean {
     const answers = this.record.candidates.every((candidate) => candidate.status !== 'answered' || candidate.file !== undefined);
     return answers && (!synthesized || this.record.synthesis.file !== undefined);
@@ -130,12 +112,10 @@ const RECORD_FILE = 'run.json';
 const FINAL_FILE = 'final.md';
 const REPLY_FILE = 'judge.reply.md';
 
-/** The files of a synthesis: final.md, and a judge's whole reply. */
 interface SynthesisFiles {
   file?: string;
   replyFile?: string;
 }
 
-/** The file a candidate's answer (or, with another suffix, its reasoning) is saved as. */
 export const candidateFile = (candidate: { index: number; model: string }, suffix = '.md') =>
   `candidate-${candidate.index}_${fileSafe(candidate.model)}${suffix}`;

@@ -1,9 +1,5 @@
-/**
- * A counting semaphore: at most `concurrency` tasks run at once, the rest wait in order.
- * `urgent` tasks go to the front of the queue (synthesis must not wait behind a
- * later call's candidates); a waiting task whose signal aborts leaves the queue unrun.
- */
-export interface RunOptions {
+/** `urgent` tasks go to the front of the queue: synthesis must not wait behind a later call's candidates. */
+interface RunOptions {
   signal?: AbortSignal;
   urgent?: boolean;
 }

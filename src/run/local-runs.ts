@@ -9,11 +9,7 @@ import { createLimiter, type Limiter } from './limiter.js';
 import { LocalRunService } from './local.js';
 import { Runs } from './runs.js';
 
-/**
- * The runs as the configuration sets them up, executed in this process (the run host, or a
- * server where no host can start): one limiter, one store, one client, one price catalog. `notice` is said once
- * to the user when runs execute here for want of a host.
- */
+/** Runs executed in this process: one limiter, store, client and price catalog. */
 export function localRuns(
   config: Config,
   client: OpenRouterClient,
@@ -40,7 +36,7 @@ export function localRuns(
   return { runs, service: new LocalRunService(runs, store, options.notice, options.release) };
 }
 
-/** Where requests go and who pays: the same prompt sent elsewhere, or with another key, is another request. */
+/** The same prompt sent elsewhere, or with another key, is another request. */
 function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
   return `${config.baseUrl} ${createHash('sha256').update(config.apiKey).digest('hex').slice(0, 16)}`;
 }

@@ -19,20 +19,16 @@ import type {
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
 
-/** The largest run.json read to list a run (a huge prompt makes a huge journal). */
+/** A huge prompt makes a huge journal. */
 const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 
-/**
- * The runs of this process as a service: what the run host offers its faces over its socket,
- * and what a face uses directly where no run host can start. Runs of other processes are read
- * from their folders.
- */
+/** What the run host offers its faces, and what a face uses directly where no run host can start. */
 export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,
     private readonly store: RunStorage | undefined,
     readonly notice: string | undefined = undefined,
-    /** What else closing lets go of (the upstream client's connections). */
+    /** The upstream client's connections. */
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
 
@@ -44,36 +40,25 @@ export class LocalRunService implements RunService {
     return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
   }
 
-  async watch(id: string, { since, waitMs, signal, untilSettled, viewChars }: WatchOptions): Promise<Result<Watched, LookupError>> {
-    // Held for its view once it has ended: a run of this process leaves `live` the moment it ends whole on disk.
+  async watch(id: string, options: WatchOptions): Promise<Result<Watched, LookupError>> {
+    const { viewChars } = options;
+    // Held for its view: a run leaves `live` the moment it ends whole on disk.
     const run = viewChars === undefined || !isRunId(id) ? undefined : this.runs.liveRun(id);
-    const watched = untilSettled
-      ? await this.watchUntilSettled(id, since, waitMs, signal)
-      : await this.watchOnce(id, since, waitMs, signal);
+    const watched = options.untilSettled ? await this.watchUntilSettled(id, options) : await this.watchOnce(id, options);
     if (!watched.ok || !run || viewChars === undefined || !STATUS[watched.value.state.status].settled) return watched;
     return ok({ ...watched.value, view: viewOf(run.state(), run.texts(), viewChars) });
   }
 
-  private async watchUntilSettled(
-    id: string,
-    since: number | undefined,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<Result<Watched, LookupError>> {
+  private async watchUntilSettled(id: string, { since, waitMs, signal }: WatchOptions): Promise<Result<Watched, LookupError>> {
     const deadline = Deadline.after(waitMs);
     for (;;) {
-      const watched = await this.watchOnce(id, since, deadline.msLeft(), signal);
+      const watched = await this.watchOnce(id, { since, waitMs: deadline.msLeft(), signal });
       if (!watched.ok || STATUS[watched.value.state.status].settled || deadline.msLeft() === 0 || signal?.aborted) return watched;
       since = watched.value.version;
     }
   }
 
-  private async watchOnce(
-    id: string,
-    since: number | undefined,
-    waitMs: number,
-    signal?: AbortSignal,
-  ): Promise<Result<Watched, LookupError>> {
+  private async watchOnce(id: string, { since, waitMs, signal }: WatchOptions): Promise<Result<Watched, LookupError>> {
     if (!isRunId(id)) return err(badId(id));
     const run = this.runs.liveRun(id);
     if (run) return ok(await watchLive(run, since, waitMs, signal));
@@ -126,7 +111,6 @@ export class LocalRunService implements RunService {
     return this.runs.idle();
   }
 
-  /** This process is ending: its runs are journaled as interrupted, to be resumed by the same request. */
   async close(): Promise<void> {
     await this.runs.interruptAll();
     await this.release();
@@ -141,7 +125,6 @@ export class LocalRunService implements RunService {
   }
 }
 
-/** A run of this process once it has moved past the reader's version `since`, or after `waitMs`. */
 async function watchLive(run: Run, since: number | undefined, waitMs: number, signal: AbortSignal | undefined): Promise<Watched> {
   if (waitsForChange(since, run.version, waitMs, STATUS[run.status].settled)) await changeWithin(run.nextChange(since), waitMs, signal);
   return { state: run.state(), version: run.version };

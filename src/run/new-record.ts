@@ -5,25 +5,26 @@ import type { Logger } from 'pino';
 import type { RunPlace } from '../store/store.js';
 import type { RunRequest } from './request.js';
 
+/** A stopped run's journal, with the answers that can be read back (0-based). */
+export interface SavedRun {
+  record: RunRecord;
+  answers: Map<number, string>;
+}
+
 export interface NewRun {
   id: string;
   key: string;
   request: RunRequest;
   owner: Owner;
-  /** Where the run is kept; undefined when runs are not saved (or its place could not be made). */
   place: RunPlace | undefined;
   log: Logger;
-  /** What the record keeps of the prompt: the key is never written to a file, even if pasted into one. */
+  /** The key is never written to a file, even if pasted into the prompt. */
   redact: (text: string) => string;
-  /** A run taken over after an interruption: its record and the answers saved on disk. */
-  resumed?: { record: RunRecord; answers: Map<number, string> };
-  /** Its cost ceiling and worst case, as admitted (see admission.ts). */
+  resumed?: SavedRun;
   cost: CostRecord;
-  /** The run a follow-up continues, as its models will read it. */
   earlier?: EarlierRun;
 }
 
-/** The record of a run that starts now: every candidate waiting. */
 export function freshRecord(init: NewRun): RunRecord {
   const now = new Date().toISOString();
   const { request } = init;
@@ -55,10 +56,7 @@ export function freshRecord(init: NewRun): RunRecord {
   };
 }
 
-/**
- * A record taken over after its run was interrupted or stopped: answered candidates and
- * council rankings stay (paid once), the rest wait again; the cost is the resumption's own.
- */
+/** Answered candidates and rankings stay, paid once; the rest wait again. */
 export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecord): RunRecord {
   const rankings = previous.council?.rankings.flatMap((ranker) =>
     ranker.status === 'answered' ? [{ ...ranker, reused: true as const }] : [],
@@ -81,10 +79,8 @@ export function resumedRecord(previous: RunRecord, owner: Owner, cost: CostRecor
   };
 }
 
-/** A candidate that has answered or failed. */
 export type SettledCandidate = Extract<CandidateRecord, { status: 'answered' | 'failed' }>;
 
-/** A candidate that answered; its files are named once they are kept. */
 export function answeredCandidate(candidate: CandidateRecord, completion: Completion, ms: number): SettledCandidate {
   return {
     index: candidate.index,
@@ -99,7 +95,6 @@ export function answeredCandidate(candidate: CandidateRecord, completion: Comple
   };
 }
 
-/** A candidate that failed; the file of its reasoning, if any, is named once it is kept. */
 export function failedCandidate(candidate: CandidateRecord, error: ModelError, ms: number | undefined): SettledCandidate {
   return {
     index: candidate.index,

@@ -6,14 +6,9 @@ import type { RunStatus } from './record.js';
 import type { Run } from './run.js';
 import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './steps/context.js';
 import { councilStep } from './steps/council.js';
-import { synthesizeStep } from './steps/final.js';
-import { judgeStep } from './steps/judge.js';
+import { judgeStep, synthesizeStep } from './steps/final.js';
 
-/**
- * Drives a run to its end: every waiting candidate in parallel under the limiter, then the
- * strategy's last steps (steps/): one synthesis of every answer, a judge's pick, or a council's
- * rankings then a synthesis, each falling over to the next synthesizer when one fails.
- */
+/** Drives a run to its end: every waiting candidate in parallel, then the strategy's last steps (steps/). */
 export async function execute(run: Run, deps: RunDeps): Promise<void> {
   const log = deps.logger.child({ run: run.id });
   log.info(
@@ -27,7 +22,6 @@ export async function execute(run: Run, deps: RunDeps): Promise<void> {
   log.info({ phase: 'done', status, ms: elapsed_ms, cost: totals.cost, tokens: totals.total_tokens }, 'run finished');
 }
 
-/** Asks every waiting candidate; resolves once each has answered or failed, its files kept and named in its record. */
 async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void> {
   const waiting = run.waitingCandidates();
   const models = waiting.map((index) => run.request.models[index]!);
@@ -36,7 +30,7 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
     const index = waiting[settled.index]!;
     logOutcome(log, settled);
     if (settled.result.ok) return run.answered(index, settled.result.value, settled.ms);
-    // Its process is ending: left waiting, for the process that resumes the run to ask again.
+    // Left waiting, for the process that resumes the run to ask again.
     if (run.stopped()?.status === 'interrupted') {
       run.leftWaiting(index);
       return Promise.resolve();
@@ -57,19 +51,13 @@ async function askCandidates(run: Run, deps: RunDeps, log: Logger): Promise<void
   await Promise.all(recorded);
 }
 
-/** Answers shorter than this are always held whole. */
 const MIN_KEPT_CHARS = 16_384;
 
-/**
- * How much of each of `models` answers is held in memory (the rest is only in its file): the
- * synthesis and a result share their budgets among the answers, so when every answer is long
- * each gets its share; a share is all that need be held for them.
- */
+/** The synthesis and a result share their budgets among the answers, so a share is all each needs held in memory. */
 function keptOfEach(keepChars: number, models: number): number {
   return Math.max(MIN_KEPT_CHARS, Math.ceil(keepChars / models));
 }
 
-/** The strategy's steps once every candidate has answered or failed. */
 async function lastSteps(run: Run, deps: RunDeps, log: Logger): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
   if (stopped) return stopped;
@@ -91,7 +79,6 @@ async function lastSteps(run: Run, deps: RunDeps, log: Logger): Promise<RunStatu
   }
 }
 
-/** What each candidate is sent: the prompt, or for a follow-up its conversation so far and then the prompt. */
 function candidateChats(run: Run): ChatRequest[] {
   const { request, earlier } = run;
   const own = earlier && ownEarlierAnswers(earlier, request.models);

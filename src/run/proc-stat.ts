@@ -1,25 +1,20 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-/** What /proc/<pid>/stat says of a process: its pid, its state letter, and when it started (clock ticks after boot). */
-export interface ProcStat {
+/** `startTime` is in clock ticks after boot. */
+interface ProcStat {
   pid: number;
   state: string;
   startTime: number;
 }
 
-/** Where a process lives, on Linux: which boot of which kernel, in which PID namespace, started when. */
 export interface KernelView {
   start_time: number;
   boot_id: string;
   pid_ns: string;
 }
 
-/**
- * Parses /proc/<pid>/stat. Its second field is the command name in parentheses, which may
- * itself hold spaces and parentheses: the fields after it are counted from the last `)`.
- * The state is field 3 and the start time field 22.
- */
+/** The command name may hold spaces and parentheses, so fields are counted from the last `)`. */
 export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
@@ -34,7 +29,6 @@ export function parseProcStat(text: string): ProcStat | undefined {
   return { pid, state, startTime };
 }
 
-/** The process `pid` as /proc shows it now: undefined when there is none. */
 export async function readProcStat(pid: number, signal: AbortSignal): Promise<ProcStat | undefined> {
   try {
     return parseProcStat(await readFile(`/proc/${pid}/stat`, { encoding: 'utf8', signal }));
@@ -46,9 +40,8 @@ export async function readProcStat(pid: number, signal: AbortSignal): Promise<Pr
 }
 
 /**
- * This process as the kernel knows it; undefined off Linux, or where /proc is not this
- * process's own (one mounted for another PID namespace shows another process as "self").
- * Read once, synchronously: procfs answers from the kernel's memory, never from a disk.
+ * Undefined where /proc is not this process's own (one mounted for another PID namespace shows
+ * another process as "self"). Synchronous: procfs answers from the kernel's memory, never a disk.
  */
 export function readOwnKernelView(): KernelView | undefined {
   try {

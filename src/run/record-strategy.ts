@@ -1,28 +1,39 @@
 import { z } from 'zod';
-import { modelErrorSchema, usageSchema } from './record-common.js';
 
-/**
- * What the strategies and the cost ceiling (SPEC §10) add to a run's record: the judge's
- * verdict, the council's rankings, and the worst case estimated before the run started.
- * Part of the one declaration of run.json, in record.ts.
- */
-/** The judge's verdict (strategy judge): whose answer it chose and why; final.md is that answer with its fixes. */
+/** The parts of run.json (declared in record.ts) that the strategies and the cost ceiling (SPEC §10) add, and what they share with it. */
+export const usageSchema = z.object({
+  prompt_tokens: z.number().optional(),
+  completion_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+  /** In credits (US dollars), as OpenRouter reports it. */
+  cost: z.number().optional(),
+});
+
+export const modelErrorSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  status: z.number().optional(),
+  code: z.string().optional(),
+  retry_after_ms: z.number().optional(),
+  /** What the user can do about it. */
+  advice: z.string().optional(),
+});
+export type ModelError = z.infer<typeof modelErrorSchema>;
+
 export const verdictSchema = z.object({
-  /** The chosen candidate, 1-based; absent when the reply named none (then the whole reply is the answer). */
+  /** 1-based; absent when the reply named none, and the whole reply is the answer. */
   choice_index: z.number().optional(),
   choice_model: z.string().optional(),
   reason: z.string().optional(),
-  /** What could not be read in the reply. */
   warnings: z.array(z.string()),
-  /** The judge's whole reply, as it wrote it. */
   reply_file: z.string().optional(),
 });
 export type VerdictRecord = z.infer<typeof verdictSchema>;
 
-/** A council member's ranking of the other answers (strategy council), in 1-based candidate indices. */
+/** In 1-based candidate indices. */
 const rankerSchema = z.discriminatedUnion('status', [
   z.object({
-    /** The ranking candidate: its index and model. */
     index: z.number(),
     model: z.string(),
     status: z.literal('answered'),
@@ -32,7 +43,6 @@ const rankerSchema = z.discriminatedUnion('status', [
     shown: z.array(z.number()),
     order: z.array(z.number()),
     warnings: z.array(z.string()),
-    /** Its whole reply. */
     file: z.string().optional(),
     /** Ranked before the run was stopped, and kept when it was taken over: paid once, then. */
     reused: z.literal(true).optional(),
@@ -47,29 +57,25 @@ export type AggregateRecord = z.infer<typeof aggregateSchema>;
 
 export const councilSchema = z.object({
   rankings: z.array(rankerSchema),
-  /** The combined ranking, best first. */
   aggregate: z.array(aggregateSchema).optional(),
   /** Why the synthesizer merged without a ranking: too few answers, or none could be read. */
   note: z.string().optional(),
 });
 export type CouncilRecord = z.infer<typeof councilSchema>;
 
-/** The most the run could cost, as estimated before it started from OpenRouter's prices (SPEC §10). */
 export const worstCaseSchema = z.object({
   /** Of the priced models: a lower bound while `unpriced` is not empty. */
   total_usd: z.number(),
-  /** Per model id, repeats added up, dearest first. */
   per_model: z.array(z.object({ model: z.string(), usd: z.number(), steps: z.number() })),
   unpriced: z.array(z.object({ model: z.string(), reason: z.string() })),
   prices_fetched_at: z.string(),
   prices_age_ms: z.number(),
-  /** Set when the prices are old because the latest refresh failed. */
   refresh_failed: z.string().optional(),
 });
 export type WorstCaseRecord = z.infer<typeof worstCaseSchema>;
 
 export const costSchema = z.object({
-  /** The call's cost ceiling: the lower of its max_cost_usd and PARALLEL_LLM_MAX_COST_USD. */
+  /** The lower of max_cost_usd and PARALLEL_LLM_MAX_COST_USD. */
   ceiling_usd: z.number().optional(),
   /** Absent when no prices were at hand (and no ceiling asked for them). */
   worst_case: worstCaseSchema.optional(),

@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { REASONING_EFFORTS } from '../config/choices.js';
+import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 import { agreementSchema } from './agreement/account.js';
-import { modelErrorSchema, usageSchema } from './record-common.js';
-import { costSchema, councilSchema, verdictSchema } from './record-strategy.js';
+import { costSchema, councilSchema, modelErrorSchema, usageSchema, verdictSchema } from './record-strategy.js';
 import { RUN_STATUSES } from './status.js';
-import { STRATEGIES } from '../config/choices.js';
 
-export type { ModelError } from './record-common.js';
 export type {
   AggregateRecord,
   AnsweredRanker,
   CostRecord,
   CouncilRecord,
+  ModelError,
   RankerRecord,
   VerdictRecord,
   WorstCaseRecord,
@@ -20,16 +18,13 @@ export { worstCaseSchema } from './record-strategy.js';
 export { RUN_STATUSES, STATUS, type RunStatus } from './status.js';
 
 /**
- * The run's record: one declaration for what run.json holds, what the run host sends its faces
- * and what results are made from. The zod schema is the declaration and the types are inferred
- * from it, so a record read back from disk is checked against exactly what the writer writes.
- * Snake case throughout, as on the wire. A field a later version adds is dropped on reading, not refused.
+ * What run.json holds and the host sends: types are inferred from the schema, so a record read back
+ * is checked against exactly what is written. A field a later version adds is dropped, not refused.
  */
 const candidateBase = {
   /** 1-based, in the order of the request's models. */
   index: z.number(),
   model: z.string(),
-  /** The reasoning file, when the model sent reasoning. */
   reasoning_file: z.string().optional(),
 };
 
@@ -71,27 +66,21 @@ const attemptSchema = z.discriminatedUnion('status', [
 export type SynthesisAttempt = z.infer<typeof attemptSchema>;
 
 const trimmedSchema = z.object({ model: z.string(), kept_chars: z.number(), original_chars: z.number() });
-export type Trimmed = z.infer<typeof trimmedSchema>;
 
 const synthesisSchema = z.object({
   status: z.enum(['waiting', 'running', 'answered', 'failed', 'skipped']),
-  /** Who synthesized, or who is synthesizing now. */
   model: z.string().optional(),
-  /** Every synthesizer tried, in order, with how it went. */
   attempts: z.array(attemptSchema),
-  /** Why synthesis did not run (status skipped). */
   reason: z.string().optional(),
   prompt_chars: z.number().optional(),
   trimmed: z.array(trimmedSchema).optional(),
   /** final.md, once it is on disk. */
   file: z.string().optional(),
   verdict: verdictSchema.optional(),
-  /** The synthesizer's account of where the candidates agreed and differed; null when it was asked for and not given cleanly. */
+  /** Null when it was asked for and not given cleanly. */
   agreement: agreementSchema.nullable().optional(),
 });
-export type SynthesisRecord = z.infer<typeof synthesisSchema>;
 
-/** Which process runs the run: how another process tells a live run from an interrupted one (see liveness.ts). */
 const ownerSchema = z.object({
   pid: z.number(),
   host: z.string(),
@@ -129,7 +118,6 @@ export const recordSchema = z.object({
     /** false: the synthesis was not asked for the account of agreement. */
     agreement: z.literal(false).optional(),
   }),
-  /** The run this one follows up (follow_up_of). */
   follow_up_of: z.string().optional(),
   cost: costSchema.optional(),
   /** The prompt, with the key redacted. */
@@ -142,11 +130,10 @@ export const recordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof recordSchema>;
 
-/** A run as the faces see it: its record without the prompt, which can be megabytes and no face shows, but with a title from it. */
+/** Without the prompt, which can be megabytes and no face shows. */
 export const stateSchema = recordSchema.omit({ prompt: true }).extend({ title: z.string() });
 export type RunState = z.infer<typeof stateSchema>;
 
-/** The record as its faces see it: the prompt's first line for a title, and no prompt. */
 export function stateOf(record: Readonly<RunRecord>): RunState {
   const { prompt, ...state } = record;
   return { ...state, title: titleOf(prompt) };

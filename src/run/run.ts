@@ -23,18 +23,13 @@ import type { IndexedAnswer } from './strategies/anonymise.js';
 import type { RunTexts } from './view.js';
 
 /**
- * One run: the owner of its state, its journal and its waiters. It goes on until every
- * candidate has answered or failed and the synthesis is done, whatever happens to the calls
- * that wait on it; only `cancel` (an explicit stop) or `interrupt` (its process ending) ends it
- * early. Each step is kept before waiters hear of it: an answer's file before the record names
- * it, the last journal entry before the run settles. The orchestration that drives it is in
- * orchestrate.ts, what it keeps in journal.ts, a council's rankings in council-record.ts.
+ * One run, owning its state, journal and waiters; only `cancel` or `interrupt` ends it early.
+ * Each step is kept on disk before waiters hear of it, so a result never names what is not saved.
  */
 export class Run {
   readonly id: string;
   readonly key: string;
   readonly request: RunRequest;
-  /** The run a follow-up continues. */
   readonly earlier: EarlierRun | undefined;
   private readonly record: RunRecord;
   private readonly answers: Map<number, string>;
@@ -42,16 +37,15 @@ export class Run {
   private readonly reasonings = new Map<number, string>();
   private answer: string | undefined;
   private readonly journal: RunJournal;
-  /** The council's rankings, for the `council` strategy. */
   readonly council: CouncilRecorder;
   private readonly stopper = new Stopper();
   private readonly startedAt = monotonicNow();
   private readonly changes = new ChangeSignal();
-  /** Settles when the run has finished and its last journal entry is written (or could not be). */
+  /** Settles once the last journal entry is written (or could not be). */
   readonly settled: Promise<void>;
   private finished!: () => void;
   private savedWhole = false;
-  /** Its end is on disk (or the disk refused it): until then, the run reads as running, whatever its record says. */
+  /** Until its end is on disk (or refused), the run reads as running whatever its record says. */
   private ended = false;
 
   constructor(init: NewRun) {
@@ -70,22 +64,20 @@ export class Run {
     return this.stopper.signal;
   }
 
-  /** True once the run has ended with its journal and every text its results show on disk: it can be found there alone. */
+  /** Ended with its journal and every text it shows on disk: it can be found there alone. */
   get onDisk(): boolean {
     return this.savedWhole;
   }
 
-  /** How many steps the run has taken: `nextChange(since)` resolves at once if it has taken one since. */
   get version(): number {
     return this.changes.version;
   }
 
-  /** Running until its end is journaled: no reader hears of an end that is not on disk. */
   get status(): RunStatus {
     return this.ended ? this.record.status : 'running';
   }
 
-  /** The run as its faces see it: a copy, so that a reader holds no part of the live record. */
+  /** A copy, so that a reader holds no part of the live record. */
   state(): RunState {
     return { ...structuredClone(stateOf(this.record)), status: this.status };
   }
@@ -94,22 +86,18 @@ export class Run {
     return { answer: this.answer, answers: this.answers, dir: this.journal.dir };
   }
 
-  /** Resolves at the next change of the run's state after the reader's `since` (default: now). */
   nextChange(since?: number): Promise<void> {
     return this.changes.wait(since);
   }
 
-  /** An explicit stop: every upstream request of the run is aborted, and nothing more is billed. */
   cancel(reason: string): void {
     if (this.status === 'running') this.stopper.stop('cancelled', reason);
   }
 
-  /** Its process is ending: stop, and leave the run for a later process to resume. */
   interrupt(reason: string): void {
     if (this.status === 'running') this.stopper.stop('interrupted', reason);
   }
 
-  /** Stopped, but still winding down its requests: it will settle as cancelled or interrupted. */
   get stopping(): boolean {
     return this.status === 'running' && this.stopper.signal.aborted;
   }
@@ -118,30 +106,23 @@ export class Run {
     return this.stopper.stopped();
   }
 
-  /** The first journal entry: the run exists, every candidate waiting (or, resumed, as saved). */
   started(): Promise<boolean> {
     return this.journal.saveRecord();
   }
 
-  /** Indexes of the models still to ask: all of them, or on a resumed run those with no saved answer. */
   waitingCandidates(): number[] {
     return this.record.candidates.filter((candidate) => candidate.status !== 'answered').map((candidate) => candidate.index - 1);
   }
 
-  /**
-   * What the last step reads: every answer (by the candidate's 0-based index), and the
-   * reasoning of a model that gave reasoning but no answer (labelled so), since that is all it said.
-   */
   synthesisInputs(): { answers: IndexedAnswer[]; reasonings: IndexedAnswer[] } {
     return lastStepInputs(this.record.candidates, this.answers, this.reasonings, (file) => this.journal.path(file));
   }
 
-  /** Where a candidate's text goes as it arrives (see RunJournal.answerSink). */
   answerSink(index: number, keepChars: number): ContentSink | undefined {
     return this.journal.answerSink(index, keepChars);
   }
 
-  /** A candidate answered: its answer is held at once, and the record names its files once they are kept. */
+  /** The record names the answer's files only once they are kept. */
   async answered(index: number, completion: Completion, ms: number): Promise<void> {
     this.answers.set(index, completion.content);
     const candidate = answeredCandidate(this.record.candidates[index]!, completion, ms);
@@ -152,15 +133,12 @@ export class Run {
     this.settle(index, candidate, { file, reasoningFile });
   }
 
-  /** Its process is ending: the candidate stays waiting, for the process that resumes the run, and its partial file goes. */
+  /** The candidate stays waiting for the process that resumes the run; its partial file goes. */
   leftWaiting(index: number): void {
     this.journal.answerDropped(index);
   }
 
-  /**
-   * A candidate failed. Reasoning it sent without an answer is kept in the folder, and goes to
-   * the synthesizer in place of an answer unless max_tokens cut it short: a cut-off thought is no answer.
-   */
+  /** Reasoning sent without an answer goes to the synthesizer instead, unless max_tokens cut it short. */
   async failed(index: number, error: ModelError, ms: number | undefined, reasoning: string | undefined): Promise<void> {
     if (reasoning && error.kind !== 'truncated') this.reasonings.set(index, reasoning);
     this.journal.answerDropped(index);
@@ -183,11 +161,7 @@ export class Run {
     this.step();
   }
 
-  /**
-   * A synthesizer answered (its files are kept from now on; the last journal entry names them once
-   * they are kept) or failed. A judge's final answer is the chosen one with its fixes, its whole
-   * reply saved beside it.
-   */
+  /** A judge's final answer is the chosen one with its fixes, its whole reply saved beside it. */
   synthesisAttempt(attempt: SynthesisAttempt, completion?: Completion, judged?: { answer: string; verdict: VerdictRecord }): void {
     const synthesis = this.record.synthesis;
     if (attempt.status === 'answered' && completion) {
@@ -197,28 +171,21 @@ export class Run {
       synthesis.status = 'answered';
     }
     synthesis.attempts.push(attempt);
-    // An answer ends the run at once: finish writes the journal and wakes the waiters, once, not twice in a row.
+    // An answer ends the run at once: finish writes the journal and wakes the waiters.
     if (synthesis.status !== 'answered') this.step();
   }
 
-  /** The synthesizer's account of where the candidates agreed and differed; null, with why, when it gave none that could be read. */
   accountOfAgreement(agreement: Agreement | null, warning: string | undefined): void {
     this.record.synthesis.agreement = agreement;
     if (warning) this.warn(warning);
   }
 
-  /** Synthesis will not run: nothing to synthesize, or the run was stopped. */
   synthesisSkipped(reason: string): void {
     Object.assign(this.record.synthesis, { status: 'skipped', reason });
     delete this.record.synthesis.model;
   }
 
-  /**
-   * The end: the status, and the last journal entry (with the totals), on disk before any waiter
-   * hears that the run has ended, so that a result never names what is not saved. When the disk
-   * refuses it, the run still ends (its texts are in memory) with a warning, and the journal
-   * catches up once the disk takes writes again.
-   */
+  /** When the disk refuses the last entry, the run still ends with a warning and the journal catches up later. */
   async finish(status: RunStatus): Promise<void> {
     const { record } = this;
     if (status === 'candidates_only') record.synthesis.status = 'failed';
@@ -234,7 +201,7 @@ export class Run {
     this.finished();
   }
 
-  /** A fault in the run's own code: it ends failed, saying why, rather than reading as running for good. */
+  /** A fault in the run's own code ends it failed rather than leaving it running for good. */
   async abandon(reason: string): Promise<void> {
     if (this.ended) return;
     this.stopper.stop('cancelled', reason);
@@ -242,7 +209,6 @@ export class Run {
     await this.finish('failed');
   }
 
-  /** Once a journal the disk refused has caught up: whether the run is now whole on disk. */
   async caughtUp(): Promise<boolean> {
     await this.journal.flushed();
     this.savedWhole = this.journal.textsNamed(this.answer !== undefined);
@@ -253,7 +219,6 @@ export class Run {
     if (!this.record.warnings.includes(message)) this.record.warnings.push(message);
   }
 
-  /** A step: its files are kept; the journal is rewritten (in the background) and waiters wake. */
   private step(): void {
     void this.journal.saveRecord();
     this.changes.notify();

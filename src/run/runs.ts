@@ -20,27 +20,22 @@ import type { StoredRun } from './stored.js';
 /** How long a process stays for a journal the disk keeps refusing. */
 const CATCH_UP_MS = 60 * 60 * 1000;
 
-export interface RunsOptions {
+interface RunsOptions {
   deps: RunDeps;
   /** Undefined when saving is off: runs then live in this process only. */
   store: RunStorage | undefined;
-  /** Who is asked, and with which key (a hash of it): the same prompt sent elsewhere, or paid by another key, is another request. */
+  /** Who is asked, and with which key's hash: the same prompt sent elsewhere or paid by another key is another request. */
   upstream: string;
   logger: Logger;
   /** Removes the key from text that is written to a file. */
   redact: (text: string) => string;
-  /** What decides whether a run may start: prices and limits (see admission.ts). */
   admission: Omit<AdmissionDeps, 'earlierRun'>;
 }
 
 /** A request's run, or why none was started. */
 export type Start = { run: Found; joined: Joined } | { refused: StartRefusal };
 
-/**
- * Where a run of this process stands: running; ended with its journal still catching up with a
- * disk that refused it; ended and held in memory (not whole on disk) while it may be reused;
- * ended and whole on disk, where it is found (only its id and request are remembered here).
- */
+/** Ended runs are held in memory while their journal catches up with a refusing disk, or while reusable and not whole on disk. */
 type Phase = 'running' | 'catching_up' | 'held' | 'on_disk';
 
 interface Entry {
@@ -50,21 +45,16 @@ interface Entry {
   run: Run | undefined;
 }
 
-/**
- * Every run this process executes: it starts runs, returns the same run for the same request
- * rather than billing twice, and takes over (resumes) stopped and interrupted ones, asking only
- * the models that have no saved answer. Runs of other processes are found through `stored`.
- */
+/** Every run this process executes: the same request gets the same run rather than paying twice, and stopped runs are resumed. */
 export class Runs {
   readonly owner: OwnerIdentity;
   readonly liveness: Liveness;
   readonly stored: StoredRuns | undefined;
-  /** This process's runs, one entry each, kept while a finished run may be reused; the latest of a request last. */
+  /** Kept while a finished run may be reused; the latest run of a request is last. */
   private readonly entries = new Map<string, Entry>();
-  /** Requests being looked up or started right now, by key. */
   private readonly starting = new Map<string, Promise<Start>>();
   private readonly startListeners = new Set<() => void>();
-  /** Keeps this process's lease fresh while it runs runs, for processes that cannot ask the kernel about it. */
+  /** Kept fresh while runs run, for processes that cannot ask the kernel about liveness. */
   private readonly lease: Lease | undefined;
   private readonly admit: ReturnType<typeof admitter>;
 
@@ -76,16 +66,12 @@ export class Runs {
     this.admit = admitter(options.admission, { stored: this.stored, live: (id) => this.liveRun(id) }, options.deps.keepChars);
   }
 
-  /** How many runs are executing here now, or ended with a journal still catching up with them: the process is needed. */
+  /** Runs that still need this process: executing, or with a journal catching up. */
   get running(): number {
     return [...this.entries.values()].filter((entry) => entry.phase === 'running' || entry.phase === 'catching_up').length;
   }
 
-  /**
-   * The run of this request: a new one, its running or recent run, or its stopped run taken
-   * over; or, before any upstream request, a refusal (see admission.ts). Joining costs nothing
-   * and is never refused.
-   */
+  /** Joining an existing run costs nothing and is never refused; a new or resumed one may be. */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     refuseKeyAsModel(request, this.options.redact);
     const key = requestKey(request, this.options.upstream);
@@ -104,7 +90,6 @@ export class Runs {
     }
   }
 
-  /** This process's run by id, while it is in memory. */
   liveRun(id: string): Run | undefined {
     return this.entries.get(id)?.run;
   }
@@ -117,31 +102,23 @@ export class Runs {
     this.startListeners.add(listener);
   }
 
-  /** Its process is ending: every running run stops and is journaled as interrupted, for a later process to resume. */
+  /** Running runs are journaled as interrupted, for a later process to resume. */
   async interruptAll(reason = 'the process running it stopped'): Promise<void> {
     for (const entry of this.entries.values()) entry.run?.interrupt(reason);
     await this.idle();
     await this.releaseLease();
   }
 
-  /** Its process is ending with no run left: its lease goes now, not once it has lingered. */
   async releaseLease(): Promise<void> {
     await this.lease?.stop();
   }
 
-  /** Settles when every run of this process has finished and written its journal. */
   async idle(): Promise<void> {
     const running = () => [...this.entries.values()].filter((entry) => entry.phase === 'running');
     while (running().length > 0) await Promise.all(running().map((entry) => entry.run?.settled));
   }
 
-  /**
-   * The run this request already has, or a new one: this process's own latest run of it is
-   * joined (or, stopped, waited for and taken over); otherwise the request is claimed in the
-   * store, and the claim says what to do. A new or resumed run is admitted first (see
-   * admission.ts), a joined one never needs to be. Where the store cannot be used for claims,
-   * the run goes on here all the same (and says why it is not saved).
-   */
+  /** When the store cannot take claims, the run goes on here all the same, unsaved. */
   private async findOrStart(key: string, request: RunRequest, fresh: boolean, ceilingUsd: number | undefined): Promise<Start> {
     const mine = fresh ? undefined : await this.mine(key);
     if (mine) return { run: mine, joined: 'attached' };
@@ -167,11 +144,7 @@ export class Runs {
     return { run: { live: this.launch(run) }, joined: 'new' };
   }
 
-  /**
-   * This process's latest run of the request, while it may be joined: in memory, or (once whole
-   * on disk) in its folder, found so even when the request's claims cannot be read. A stopped
-   * one is waited for, to be taken over through the claims.
-   */
+  /** Read from its folder once whole on disk, so it is found even when the claims cannot be read; a stopped one is waited for. */
   private async mine(key: string): Promise<Found | undefined> {
     const [id, entry] = [...this.entries].findLast(([, entry]) => entry.key === key) ?? [];
     const run = entry?.run;
@@ -184,10 +157,7 @@ export class Runs {
     return opened?.ok && reusable(opened.value.effective()) ? { stored: opened.value } : undefined;
   }
 
-  /**
-   * Takes over a stopped run, its claim won: only the models with no saved answer (or none
-   * that can be read back) are asked again. Its admission read what it saved (admission.ts).
-   */
+  /** Only the models with no saved answer that can be read back are asked again. */
   private async resume(stored: StoredRun, request: RunRequest, admitted: AdmittedResume): Promise<Start> {
     const saved = admitted.resumed;
     const run = await buildRun(this.making(), request, saved.record.request_key, admitted, {
@@ -204,7 +174,6 @@ export class Runs {
     return { store, logger, redact, owner: this.owner };
   }
 
-  /** Starts the run and remembers it for its request while it runs and a while after. */
   private launch(run: Run): Run {
     const entry: Entry = { key: run.key, phase: 'running', run };
     // Re-entered, so that the latest run of a request is the last entry.
@@ -223,15 +192,12 @@ export class Runs {
     return run;
   }
 
-  /**
-   * A run whole on disk is found there once it ends; one that is not (saving off, or the disk
-   * failed it) is held here while it can be reused, its journal tried again meanwhile.
-   */
+  /** A run not whole on disk is held here while reusable, its journal retried meanwhile. */
   private async ended(id: string, entry: Entry): Promise<void> {
     this.forgetLater(id, entry);
     const run = entry.run!;
     if (!run.onDisk && this.options.store) {
-      // Its end refused by the disk: held, and its process kept, until its journal has caught up (within a limit).
+      // The process is kept until its journal catches up, within a limit.
       entry.phase = 'catching_up';
       const limit = new AbortController();
       await Promise.race([run.caughtUp(), sleep(CATCH_UP_MS, undefined, { signal: limit.signal, ref: false }).catch(() => undefined)]);
@@ -243,7 +209,7 @@ export class Runs {
     this.stored?.forget(id);
   }
 
-  /** Its own function, so that the timer's closure holds the entry, and not the run (as a closure in `launch` would). */
+  /** Its own function, so the timer's closure holds the entry and not the run. */
   private forgetLater(id: string, entry: Entry): void {
     setTimeout(() => this.entries.get(id) === entry && this.entries.delete(id), REUSE_MS).unref();
   }

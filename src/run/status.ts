@@ -1,7 +1,4 @@
-/**
- * A run's statuses and what each means to its faces. Apart from the record's schema (record.ts),
- * so that a face that only reads statuses does not build the schema.
- */
+/** Apart from the record's schema, so that a face that only reads statuses does not build it. */
 export const RUN_STATUSES = [
   'running',
   'complete', // synthesized from every model
@@ -15,19 +12,15 @@ export const RUN_STATUSES = [
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 interface StatusMeaning {
-  /** The run will not change any more by itself: waiting ends. */
   settled: boolean;
   /** The same request within the reuse window returns this run instead of paying again. */
   reusable: boolean;
   /** The same request takes this run over: its saved answers are kept, only the rest is asked. */
   resumable: boolean;
-  /** A result of this run is an error result (nothing to use in it). */
   isError: boolean;
-  /** The MCP task status of a task whose run is in this state. */
   task: 'working' | 'completed' | 'failed' | 'cancelled';
 }
 
-/** What each status means, for every face: the one table. */
 export const STATUS: Readonly<Record<RunStatus, StatusMeaning>> = {
   running: { settled: false, reusable: true, resumable: false, isError: false, task: 'working' },
   complete: { settled: true, reusable: true, resumable: false, isError: false, task: 'completed' },

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 
-/** Why a run stopped early: its status, and the reason in words. */
 export class RunStopped extends Error {
   constructor(
     readonly status: 'cancelled' | 'interrupted',
@@ -10,10 +9,7 @@ export class RunStopped extends Error {
   }
 }
 
-/**
- * A run's one stop: every upstream request of the run listens to its signal, so that a stop
- * (an explicit cancel, or the process ending) aborts them all at once; the first stop wins.
- */
+/** Every upstream request of the run listens to one signal, so a stop aborts them all at once; the first stop wins. */
 export class Stopper {
   private readonly controller = new AbortController();
 
@@ -30,7 +26,6 @@ export class Stopper {
     this.controller.abort(new RunStopped(status, reason));
   }
 
-  /** Why it stopped, once it has. */
   stopped(): RunStopped | undefined {
     return this.controller.signal.aborted ? (this.controller.signal.reason as RunStopped) : undefined;
   }

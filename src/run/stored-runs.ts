@@ -7,7 +7,6 @@ import { STATUS, type RunRecord } from './record.js';
 import type { LookupError } from './service.js';
 import { StoredRun } from './stored.js';
 
-/** How often a watched run of another process has its journal read again. */
 const POLL_MS = 250;
 
 interface Watch {
@@ -19,14 +18,10 @@ interface Watch {
   polling: boolean;
 }
 
-/**
- * Runs of other processes (or from before a restart), known from their folders. However many
- * waiters follow one run, its journal is read by one poll loop, while any of them waits: each
- * waiter wakes at the change it has not seen, without a read of its own.
- */
+/** Runs of other processes, known from their folders; however many waiters follow one run, one poll loop reads its journal. */
 export class StoredRuns {
   private readonly watches = new Map<string, Watch>();
-  /** Journals read in the last moment, by id: requests at once (a request's own steps too) share one read. */
+  /** Requests at the same moment share one read. */
   private readonly fresh = new Map<string, { at: number; opened: Promise<Result<StoredRun, LookupError>> }>();
 
   constructor(
@@ -34,12 +29,11 @@ export class StoredRuns {
     readonly liveness: Liveness,
   ) {}
 
-  /** A run from its folder, its journal read now: for deciding what to pay for, nothing older will do. */
+  /** Read now: for deciding what to pay for, nothing older will do. */
   read(id: string, maxBytes?: number): Promise<Result<StoredRun, LookupError>> {
     return StoredRun.open(this.store, this.liveness, id, maxBytes);
   }
 
-  /** A run from its folder for a face to show, its journal read at most once every POLL_MS however many ask. */
   open(id: string): Promise<Result<StoredRun, LookupError>> {
     const watched = this.watches.get(id);
     if (watched) return Promise.resolve(ok(watched.run));
@@ -51,12 +45,12 @@ export class StoredRuns {
     return opened;
   }
 
-  /** Forgets a shared read of the run: this process runs it now, or has just ended it, so what was read is out of date. */
+  /** This process runs it now, or has just ended it, so what was read is out of date. */
   forget(id: string): void {
     this.fresh.delete(id);
   }
 
-  /** The run as it stands, once its version is past `since` or `waitMs` has passed; a version counts the changes seen here. */
+  /** A version counts the changes seen here. */
   async watch(
     id: string,
     since: number | undefined,
@@ -80,7 +74,6 @@ export class StoredRuns {
   private async begin(id: string): Promise<Watch | Result<never, LookupError>> {
     const opened = await this.open(id);
     if (!opened.ok) return opened;
-    // Another waiter may have begun the same watch meanwhile: share it.
     const raced = this.watches.get(id);
     if (raced) return raced;
     const watch: Watch = {
@@ -95,7 +88,6 @@ export class StoredRuns {
     return watch;
   }
 
-  /** One loop per run, for as long as anyone waits on it and it may still change. */
   private poll(watch: Watch): void {
     if (watch.polling) return;
     watch.polling = true;

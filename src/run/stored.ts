@@ -12,8 +12,7 @@ const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 const LAST_ENTRY_LOST =
   "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
-/** A run's journal read back: the record, or why it cannot be trusted. */
-export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
+async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
   let text: string | undefined;
   try {
     text = await folder.read('run.json', maxBytes);
@@ -26,7 +25,7 @@ export async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES):
   return parseRecord(folder.name, text);
 }
 
-export function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
+function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -46,7 +45,7 @@ export function parseRecord(id: string, text: string): Result<RunRecord, LookupE
   return unfit ? err(damaged(id, unfit)) : ok(parsed.data);
 }
 
-/** Why the candidates cannot be the run's models, one each in order, which resuming and showing them rely on. */
+/** Resuming and showing rely on the candidates being the run's models, one each in order. */
 function unfitCandidates({ candidates, settings }: RunRecord): string | undefined {
   const { length } = settings.models;
   if (candidates.length !== length) return `run.json has ${candidates.length} candidates for ${length} models`;
@@ -60,12 +59,8 @@ const damaged = (id: string, why: string): LookupError => ({
   message: `run ${id} is damaged: ${why}. Its answer files may still be in its folder; the same request again starts a new run.`,
 });
 
-/**
- * A run known only from its folder: another process's, or one from before a restart. Its
- * journal says how it stands; a running record whose process is gone is `interrupted`.
- */
+/** A run known only from its folder; a running record whose process is gone is `interrupted`. */
 export class StoredRun {
-  /** Whether the process that runs it (a running record) is alive, as last asked. */
   private ownerAlive = false;
 
   private constructor(
@@ -95,10 +90,7 @@ export class StoredRun {
     return this.record.run_id;
   }
 
-  /**
-   * The record as it stands, read again while it may still change (running, or stopped and
-   * resumable by any process); a damaged journal keeps the last good read.
-   */
+  /** Read again while it may still change; a damaged journal keeps the last good read. */
   async refresh(): Promise<Readonly<RunRecord>> {
     const { settled, resumable } = STATUS[this.record.status];
     if (!settled || resumable) {
@@ -109,18 +101,16 @@ export class StoredRun {
     return this.effective();
   }
 
-  /** The record as last read, with the status its owner's liveness gives it. */
   effective(): RunRecord {
     const record = this.record;
     if (record.status !== 'running' || this.ownerAlive) return record;
-    // Its process is gone. Had it saved the synthesis (only the journal's last entry is missing),
-    // the run ended as far as the user is concerned: the same request reuses it rather than paying again.
+    // Its process is gone; with the synthesis saved, the run ended as far as the user is concerned.
     if (record.synthesis.status !== 'answered' || !record.synthesis.file) return { ...record, status: 'interrupted' };
     const status = record.candidates.every((candidate) => candidate.status === 'answered') ? 'complete' : 'partial';
     return { ...record, status, warnings: [...record.warnings, LAST_ENTRY_LOST] };
   }
 
-  /** The texts a result shows, each read up to `maxChars` characters: the synthesis, or else every saved answer. */
+  /** The synthesis, or else every saved answer, each up to `maxChars` characters. */
   async texts(maxChars: number): Promise<{ record: RunRecord; texts: RunTexts }> {
     const record = structuredClone(this.effective());
     const answer = record.synthesis.file ? await this.readText(record.synthesis.file, maxChars) : undefined;
@@ -138,11 +128,7 @@ export class StoredRun {
     return { record, texts: { answer, answers, dir: this.folder.dir } };
   }
 
-  /**
-   * A running run is live while the process running it is: the kernel or its lease tells, never
-   * the journal's age. A dead owner's journal is read again, since its last entry may have landed
-   * meanwhile, or a live process may have just taken the run over: then that process is asked.
-   */
+  /** A dead owner's journal is read again: its last entry may have landed, or a live process may have taken the run over. */
   private async askOwner(): Promise<void> {
     const asked = new Set<string>();
     while (this.record.status === 'running') {
@@ -157,16 +143,13 @@ export class StoredRun {
     this.ownerAlive = false;
   }
 
-  /** The start of a text file of the run, enough bytes for `maxChars` characters (3 bytes at most each, and a few more); undefined if unreadable. */
+  /** Enough bytes for `maxChars` characters of UTF-8, and a few more. */
   readText(name: string, maxChars: number): Promise<string | undefined> {
     return this.folder.readStart(name, maxChars * 3 + 4).catch(() => undefined);
   }
 }
 
-/**
- * The answer file of a candidate: the one the journal names, or, for an interrupted run, one
- * written before the process was killed but after its last journal entry.
- */
+/** An interrupted run may have written an answer file after its last journal entry. */
 function savedAnswerFile(candidate: CandidateRecord, names: Set<string>, interrupted: boolean): string | undefined {
   if (candidate.status === 'answered' && candidate.file) return candidate.file;
   const file = candidateFile(candidate);

@@ -5,9 +5,8 @@ import { agreementTask } from './agreement/prompt.js';
 
 export interface CandidateAnswer {
   model: string;
-  /** The answer, or its start when only that is kept in memory. */
+  /** Its start, when only that is kept in memory. */
   content: string;
-  /** The whole answer's length, when `content` is only its start. */
   chars?: number;
   /** Where the full answer is saved, named in the trim marker. */
   file?: string;
@@ -19,15 +18,13 @@ export interface Trim {
   originalChars: number;
 }
 
-/** A prompt that quotes answers (as parts: the answers are not copied into it), and which of them it had to shorten to stay within its bound. */
+/** The answers are quoted as parts, not copied into the prompt. */
 export interface BoundedPrompt {
   text: TextParts;
   trims: Trim[];
-  /** Set when the prompt asks for the account of agreement: the labels it gave the candidates, and their models. */
   agreement?: CandidateLabel[];
 }
 
-/** The synthesis prompt; with `agreement`, it also asks for the account of where the candidates agreed and differed. */
 export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number, agreement = false): BoundedPrompt {
   const labels = candidates.map((candidate, index) => ({ label: String(index + 1), model: candidate.model }));
   const asked = agreement ? labels : undefined;
@@ -35,11 +32,7 @@ export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswe
   return asked ? { ...prompt, agreement: asked } : prompt;
 }
 
-/**
- * `render`'s prompt with each answer as its body, within `maxChars`: what the frame leaves is
- * shared fairly (fairCaps), and each shortened answer ends with a marker saying how much was
- * left out and, when it has a `file`, where the whole of it is saved.
- */
+/** Each shortened answer ends with a marker saying how much was left out and where the whole is saved. */
 export function boundedPrompt(render: (bodies: Text[]) => TextParts, answers: CandidateAnswer[], maxChars: number): BoundedPrompt {
   const overhead = render(answers.map(() => '')).length;
   const caps = fairCaps(answers.map(usableLength), maxChars - overhead);
@@ -78,7 +71,6 @@ export function layoutPrompt(parts: { intro: string; problem: string; sections: 
   );
 }
 
-/** What an answer can take of the prompt: all of it, or, held only in part, its held part and the marker saying so. */
 function usableLength(candidate: CandidateAnswer): number {
   const { content } = candidate;
   return (candidate.chars ?? content.length) > content.length
@@ -86,11 +78,7 @@ function usableLength(candidate: CandidateAnswer): number {
     : content.length;
 }
 
-/**
- * Shares `available` characters fairly: answers shorter than an equal share are kept
- * whole, and what they leave unused is shared among the longer ones, so the longest
- * answers are the ones trimmed, and trimmed to the same length.
- */
+/** Answers shorter than an equal share are kept whole; the longest are trimmed, to the same length. */
 export function fairCaps(lengths: number[], available: number): number[] {
   const caps = new Array<number>(lengths.length);
   const order = lengths.map((length, index) => ({ length, index })).sort((a, b) => a.length - b.length);

@@ -9,14 +9,13 @@ export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
   return total;
 }
 
-/** What a run has used: its candidates' answers, its council's rankings and its synthesis attempts that answered. */
 export function runTotals(record: Readonly<RunRecord>): TokenUsage {
   return sumUsage(stepUsages(record, { reused: true }));
 }
 
 type Step = { status: string; usage?: TokenUsage; reused?: true };
 
-/** The usage of every step that answered; `reused: false` leaves out what was paid before the run was stopped and taken over. */
+/** `reused: false` leaves out what was paid before the run was stopped and taken over. */
 export function stepUsages(
   record: Readonly<Pick<RunRecord, 'candidates' | 'council' | 'synthesis'>>,
   { reused }: { reused: boolean },

@@ -3,18 +3,14 @@ import type { RunState } from './record.js';
 import type { RunView } from './service.js';
 import { fairCaps } from './synthesis.js';
 
-/** The texts of a run, held in memory or read from its folder: the synthesized answer, and the candidates' answers (or their starts). */
+/** Held in memory or read from the run's folder; candidates' answers may be only their starts. */
 export interface RunTexts {
   answer: string | undefined;
   answers: ReadonlyMap<number, string>;
   dir: string | undefined;
 }
 
-/**
- * A run's view for a result of at most `maxChars` characters of answers: the synthesized answer
- * cut to the cap, or else the candidates' answers sharing it fairly (the longest cut first).
- * Only what a result can show is copied, so a view never carries more than the cap.
- */
+/** Only what a result can show is copied, so a view never carries more than `maxChars` of answers. */
 export function viewOf(state: RunState, texts: RunTexts, maxChars: number): RunView {
   if (texts.answer !== undefined) return { state, answer: prefix(texts.answer, maxChars), answers: new Map(), dir: texts.dir };
   const entries = [...texts.answers.entries()].sort(([a], [b]) => a - b);
@@ -26,7 +22,7 @@ export function viewOf(state: RunState, texts: RunTexts, maxChars: number): RunV
   return { state, answer: undefined, answers, dir: texts.dir };
 }
 
-/** The first `chars` characters, one less where the cut would split a surrogate pair (an emoji) in two. */
+/** One less where the cut would split a surrogate pair (an emoji) in two. */
 export function prefix(text: string, chars: number): string {
   if (text.length <= chars) return text;
   return text.slice(0, isHighSurrogate(text.charCodeAt(chars - 1)) ? chars - 1 : chars);

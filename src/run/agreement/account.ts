@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { err, ok, type Result } from '../../result.js';
 
-/**
- * The synthesizer's account of the candidates (SPEC §10), as run.json keeps it and results show
- * it: what they agreed on, where they differed and how that was resolved, what only one raised.
- * Models are named by their real ids, whatever label the synthesizer saw them by.
- */
+/** The account of agreement (SPEC §10) names models by their real ids, whatever label the synthesizer saw. */
 export const agreementSchema = z.object({
   consensus: z.array(z.string()),
   disagreements: z.array(
@@ -19,13 +15,12 @@ export const agreementSchema = z.object({
 });
 export type Agreement = z.infer<typeof agreementSchema>;
 
-/** A label the synthesizer saw ("1", "A") and the model id it stands for. */
 export interface CandidateLabel {
   label: string;
   model: string;
 }
 
-/** The account as the synthesizer writes it: candidates by their labels. Loose, so an extra field does no harm. */
+/** Loose, so an extra field does no harm. */
 const labels = z.array(z.union([z.string(), z.number()]));
 const writtenSchema = z.object({
   consensus: z.array(z.string()).default([]),
@@ -41,10 +36,7 @@ const writtenSchema = z.object({
   unique: z.array(z.object({ candidate: z.union([z.string(), z.number()]), point: z.string(), kept: z.boolean() })).default([]),
 });
 
-/**
- * The account in `section` (a JSON object, perhaps in a code fence), with each label mapped to
- * its model id; or why it cannot be read. A label that names no candidate is left out.
- */
+/** The JSON may sit in a code fence; a label that names no candidate is left out. */
 export function readAgreement(section: string, shown: readonly CandidateLabel[]): Result<Agreement, string> {
   const start = section.indexOf('{');
   const end = section.lastIndexOf('}');
@@ -77,7 +69,7 @@ export function readAgreement(section: string, shown: readonly CandidateLabel[])
   });
 }
 
-/** A label as a model may write it ("B", "Candidate B", 2, "candidate 2") to the model id it stands for. */
+/** A model may write "B", "Candidate B", 2 or "candidate 2". */
 function modelOf(shown: readonly CandidateLabel[]): (written: string | number) => string | undefined {
   const byLabel = new Map(shown.map(({ label, model }) => [label.toUpperCase(), model]));
   return (written) => {

@@ -1,11 +1,8 @@
 import { AGREEMENT_MARKER } from './section.js';
 
 /**
- * What the synthesis prompt's task adds to ask for the account of agreement (SPEC §10), in the
- * same request: after the answer, the marker on a line of its own, then one JSON object naming
- * candidates by the labels the prompt gave them (`labels`: "1", "2" or "A", "B"), which the
- * run maps back to model ids. A section after the answer works with every model and leaves the
- * answer as plain text that streams as it always did.
+ * Asks for the account of agreement (SPEC §10) in the same request, after the answer: a section
+ * there works with every model and leaves the answer as plain text that streams as it always did.
  */
 export function agreementTask(labels: readonly string[]): string {
   const [first = '1', second = first] = labels;
@@ -22,5 +19,5 @@ export function agreementTask(labels: readonly string[]): string {
   ].join('\n');
 }
 
-/** Tokens the account's instructions add to a synthesis prompt, at most (the cost ceiling counts them). */
+/** At most; the cost ceiling counts them. */
 export const AGREEMENT_PROMPT_TOKENS = 400;

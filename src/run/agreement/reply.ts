@@ -3,19 +3,13 @@ import type { ContentSink } from '../../openrouter/decode.js';
 import { readAgreement, type Agreement, type CandidateLabel } from './account.js';
 import { SectionSplitter } from './section.js';
 
-/** A synthesis reply read for its account: the answer alone, and the account or, with a warning, null. */
-export interface ToldReply {
+interface ToldReply {
   answer: string;
   agreement: Agreement | null;
   warning?: string;
 }
 
-/**
- * Reads a synthesizer's reply as it streams in (its `sink` goes to the client, which then keeps
- * none of the text itself): the answer up to the marker line, and the account after it. A reply
- * without a readable account is still a whole answer; only a reply with no answer before its
- * account is a failure, as an empty reply is.
- */
+/** A reply without a readable account is still a whole answer; one with no answer before its account fails, as an empty reply does. */
 export function replyReader(labels: readonly CandidateLabel[]): {
   sink: ContentSink;
   read(model: string, ending: { truncated: boolean; cutShort?: string | undefined }): ToldReply;

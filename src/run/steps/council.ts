@@ -2,18 +2,12 @@ import type { Completion } from '../../openrouter/client.js';
 import { fanOut, type Settled } from '../fanout.js';
 import type { AnsweredRanker, ModelError, RankerRecord, RunStatus } from '../record.js';
 import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../strategies/anonymise.js';
-import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../strategies/council.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt, COUNCIL_MIN_CANDIDATES } from '../strategies/council.js';
 import { aggregateRankings, parseRanking, type RankerVerdict } from '../strategies/ranking.js';
-import { COUNCIL_MIN_CANDIDATES } from '../strategies/strategy.js';
 import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
 import { finalStep, synthesizeStep } from './final.js';
 
-/**
- * The `council` strategy: each answered candidate's model ranks the others' anonymised answers
- * (under the limiter, at the front of its queue), the rankings are combined, and the synthesizer
- * merges with the combined ranking in view. Rankings saved before a stop are not asked again.
- * With fewer than three answers, or no ranking that can be read, it is a plain synthesis, with a note.
- */
+/** Rankings saved before a stop are not asked again; with too few answers or no readable ranking, it is a plain synthesis. */
 export async function councilStep(context: StepContext): Promise<RunStatus> {
   const { run, deps, problem, answers } = context;
   if (answers.length < COUNCIL_MIN_CANDIDATES) {
@@ -42,7 +36,6 @@ function plainSynthesis(context: StepContext, note: string): Promise<RunStatus> 
   return synthesizeStep(context);
 }
 
-/** Every answered candidate's ranking of the others: those saved before a stop, and the rest asked now. */
 async function rankings(context: StepContext): Promise<RankerVerdict[]> {
   const { run, deps, log, problem, answers } = context;
   const saved = run.council.saved();
@@ -66,7 +59,6 @@ async function rankings(context: StepContext): Promise<RankerVerdict[]> {
   return [...saved.map(savedVerdict), ...asked.filter((verdict): verdict is RankerVerdict => verdict !== undefined)];
 }
 
-/** A council member's reply read and recorded, its whole reply saved; or its failure, which leaves it out. */
 async function recordRanking(
   { run, log }: StepContext,
   ranker: IndexedAnswer,

@@ -3,25 +3,39 @@ import type { Completion } from '../../openrouter/client.js';
 import { replyReader } from '../agreement/reply.js';
 import { asUpstreamError } from '../fanout.js';
 import type { RunStatus, VerdictRecord } from '../record.js';
+import { buildJudgePrompt, parseJudgeReply, type JudgeVerdict } from '../strategies/judge.js';
 import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
 import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
 
-/** What a judge's reply yields: the answer that becomes final.md, and the verdict recorded beside it. */
-export type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };
+type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };
 
-/** The `synthesize` strategy: the synthesizer merges every answer, and the reasoning of models that gave none. */
 export function synthesizeStep(context: StepContext): Promise<RunStatus> {
   const { answers, reasonings, problem, deps, run } = context;
   const inputs = [...answers, ...reasonings].sort((a, b) => a.index - b.index);
   return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars, run.request.agreement !== false));
 }
 
-/**
- * The last step of every strategy: `prompt` to each synthesizer in turn until one answers
- * (`read` makes a judge's reply its final answer; a prompt that asks for the account of
- * agreement has its reply split into the answer and that account). It goes to the front of the
- * limiter's queue: a run near its end must not wait behind new ones.
- */
+/** final.md is the chosen answer with its fixes; the verdict names the candidate's model and the reason. */
+export function judgeStep(context: StepContext): Promise<RunStatus> {
+  const { run, deps, problem, answers } = context;
+  const prompt = buildJudgePrompt(problem, answers, run.id, deps.synthesisMaxChars);
+  return finalStep(context, prompt, (reply) => {
+    const verdict = parseJudgeReply(reply, prompt.shown);
+    for (const warning of verdict.warnings) run.warn(warning);
+    return { answer: verdict.answer, verdict: verdictRecord(verdict) };
+  });
+}
+
+function verdictRecord(verdict: JudgeVerdict): VerdictRecord {
+  const { choice, reason, warnings } = verdict;
+  return {
+    ...(choice ? { choice_index: choice.index + 1, choice_model: choice.model } : {}),
+    ...(reason === undefined ? {} : { reason }),
+    warnings,
+  };
+}
+
+/** Each synthesizer in turn until one answers, at the front of the limiter's queue: a run near its end must not wait behind new ones. */
 export async function finalStep({ run, deps, log, answers }: StepContext, prompt: BoundedPrompt, read?: ReadReply): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
   if (stopped) return stopped;

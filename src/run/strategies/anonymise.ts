@@ -3,34 +3,25 @@ import type { CandidateLabel } from '../agreement/account.js';
 import { boundedPrompt, type CandidateAnswer, type Trim } from '../synthesis.js';
 import { TextParts, type Text } from '../../openrouter/text-parts.js';
 
-/**
- * Candidates as a judge or a ranker sees them: "Candidate A", "Candidate B"..., never a model
- * name, in an order shuffled with the run id as the seed, so a run shows the same order every
- * time it is asked (a resumed run, a test) while runs do not favour the first model listed.
- */
-
-/** A candidate's answer and its 0-based position among the run's candidates. */
+/** Judges and rankers see letters, never models, shuffled by the run id so no run favours the first model yet each shows one order. */
 export interface IndexedAnswer extends CandidateAnswer {
   index: number;
 }
 
-/** What a letter stands for, to map a reply back to the candidate and its model. */
 export interface ShownCandidate {
   label: string;
   index: number;
   model: string;
 }
 
-/** A prompt over lettered answers: its text, the answers it shortened, and what each letter stands for. */
 export interface StrategyPrompt {
   text: TextParts;
   trims: Trim[];
   shown: ShownCandidate[];
-  /** Set when the prompt asks for the account of agreement (council's synthesis): each letter and its model. */
   agreement?: CandidateLabel[];
 }
 
-/** "A" … "Z", then "AA", "AB" …: a letter for every position. */
+/** "A" … "Z", then "AA", "AB" … */
 export function candidateLabel(position: number): string {
   let label = '';
   for (let rest = position + 1; rest > 0; rest = Math.floor((rest - 1) / 26)) {
@@ -39,7 +30,6 @@ export function candidateLabel(position: number): string {
   return label;
 }
 
-/** `items` in an order that depends only on `seed` (Fisher-Yates with a seeded generator). */
 export function shuffle<T>(items: readonly T[], seed: string): T[] {
   const next = seededRandom(seed);
   const order = [...items];
@@ -50,31 +40,24 @@ export function shuffle<T>(items: readonly T[], seed: string): T[] {
   return order;
 }
 
-/** The answers in the run's shuffled order, lettered A, B, C... in that order. */
 export function anonymise<T extends IndexedAnswer>(runId: string, answers: readonly T[]): Array<T & { label: string }> {
   return shuffle(answers, runId).map((answer, position) => ({ ...answer, label: candidateLabel(position) }));
 }
 
-/** "3 AI models were given the same problem; their answers follow, anonymised as Candidate A, B, C, in no particular order." */
 export function answersFollow(lettered: ReadonlyArray<{ label: string }>): string {
   const models = lettered.length === 1 ? '1 AI model was' : `${lettered.length} AI models were`;
   return `${models} given the same problem; their answers follow, anonymised as Candidate ${labelList(lettered)}, in no particular order.`;
 }
 
-/** The letters, for a prompt or a warning: "A, B, C". */
 export function labelList(lettered: ReadonlyArray<{ label: string }>): string {
   return lettered.map((answer) => answer.label).join(', ');
 }
 
-/** The prompt sections of lettered answers, with each body as bounded by the caller. */
 export function anonymousSections(answers: ReadonlyArray<{ label: string }>, bodies: Text[]): TextParts[] {
   return answers.map((answer, i) => new TextParts(`### Candidate ${answer.label}\n\n`, bodies[i]!, '\n'));
 }
 
-/**
- * `render`'s prompt over lettered answers, bounded like the synthesis prompt. A shortened answer's
- * marker names no saved file: the file is named after the model.
- */
+/** A shortened answer's marker names no saved file, since the file is named after the model. */
 export function anonymousPrompt(
   lettered: ReadonlyArray<IndexedAnswer & { label: string }>,
   render: (bodies: Text[]) => TextParts,

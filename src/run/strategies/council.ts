@@ -12,16 +12,10 @@ import {
 } from './anonymise.js';
 import type { AggregateEntry } from './ranking.js';
 
-/**
- * The `council` strategy (SPEC §10), after the "LLM council": each candidate model ranks the
- * other candidates' anonymised answers (never its own, never a model name); the synthesizer
- * then merges the answers with the combined ranking in view, still anonymised.
- */
+/** Rankers each need two other answers to compare; with fewer answers the council is a plain synthesis. */
+export const COUNCIL_MIN_CANDIDATES = 3;
 
-/**
- * What the candidate at `ranker` reads: every other answer, with the run's letters, in an order
- * of its own (seeded by the run id and the ranker), so no answer gains by always coming first.
- */
+/** Each ranker sees the others' answers in an order of its own, so no answer gains by always coming first. */
 export function buildRankingPrompt(
   problem: string,
   answers: IndexedAnswer[],
@@ -48,10 +42,7 @@ export function buildRankingPrompt(
   return anonymousPrompt(others, render, maxChars);
 }
 
-/**
- * The synthesizer's prompt: every answer lettered as the rankers saw them, then the combined
- * ranking; with `agreement`, it also asks for the account of agreement by those letters.
- */
+/** Answers lettered as the rankers saw them, then the combined ranking. */
 export function buildCouncilSynthesisPrompt(
   problem: string,
   answers: IndexedAnswer[],

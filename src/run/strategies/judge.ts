@@ -12,23 +12,15 @@ import {
 } from './anonymise.js';
 import { candidateAt, fieldRest, fieldValue } from './reply-lines.js';
 
-/**
- * The `judge` strategy (SPEC §10): the synthesizer reads the anonymised candidates, picks the
- * best, says why in a few lines, and returns that answer verbatim with its fixes. Picking beats
- * merging where answers can be checked; the merge loses a correct answer's precision.
- */
+/** The `judge` strategy (SPEC §10): where answers can be checked, picking beats merging, which loses a correct answer's precision. */
 
 export interface JudgeVerdict {
-  /** The chosen candidate; undefined when the reply named none of those shown. */
   choice?: ShownCandidate;
   reason?: string;
-  /** The chosen answer with the judge's fixes; the whole reply when it could not be read. */
   answer: string;
-  /** What could not be read, for the result and the record. */
   warnings: string[];
 }
 
-/** The judge's prompt over the answered candidates, within `maxChars`, lettered in the run's order. */
 export function buildJudgePrompt(problem: string, answers: IndexedAnswer[], runId: string, maxChars: number): StrategyPrompt {
   const lettered = anonymise(runId, answers);
   const render = (bodies: Text[]) =>
@@ -51,11 +43,7 @@ export function buildJudgePrompt(problem: string, answers: IndexedAnswer[], runI
   return anonymousPrompt(lettered, render, maxChars);
 }
 
-/**
- * The judge's reply as a verdict. The CHOICE line may come after a preamble; REASON runs up to
- * the ANSWER marker; the answer is everything after it. A reply without a readable choice is
- * kept whole as the answer, with a warning: the judge's text is worth more than a refusal.
- */
+/** A reply without a readable choice is kept whole as the answer: the judge's text is worth more than a refusal. */
 export function parseJudgeReply(reply: string, shown: readonly ShownCandidate[]): JudgeVerdict {
   const lines = reply.split(/\r?\n/);
   const choiceAt = lines.findIndex((line) => fieldValue(line, 'choice') !== undefined);
@@ -97,7 +85,6 @@ function reasonText(lines: string[]): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/** The answer: what follows "ANSWER:" on its line (markdown kept), then every line after it. */
 function answerAfter(lines: string[], answerAt: number): string {
   return [fieldRest(lines[answerAt]!, 'answer'), ...lines.slice(answerAt + 1)].join('\n').trim();
 }

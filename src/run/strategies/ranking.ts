@@ -2,15 +2,12 @@ import { byCodeUnits } from '../../text/locale-free.js';
 import { labelList, type ShownCandidate } from './anonymise.js';
 import { candidateAt, fieldValue, plainLine } from './reply-lines.js';
 
-/** A council member's ranking of the others' answers, and its combination across members (Borda count). */
-
 export interface Ranking {
-  /** Candidates' 0-based indices, best first; empty when no ranking could be read. */
+  /** Best first; empty when no ranking could be read. */
   order: number[];
   warnings: string[];
 }
 
-/** One ranker's verdict, with the candidates it was shown (never itself). */
 export interface RankerVerdict {
   ranker: number;
   shown: number[];
@@ -20,17 +17,11 @@ export interface RankerVerdict {
 export interface AggregateEntry extends ShownCandidate {
   /** 1 when every ranker put it first, 0 when every ranker put it last (Borda points, averaged). */
   score: number;
-  /** Rankers whose ranking counted for it. */
   rankers: number;
-  /** Rankers that put it first. */
   firsts: number;
 }
 
-/**
- * The ranking in a reply: the last "RANKING:" line's letters, in order, separated by ">", ",",
- * ";" or "then"; or, when that line is empty, the numbered or bulleted list under it. Unknown
- * letters and repeats are left out, and the candidates it forgot are named in a warning.
- */
+/** The last "RANKING:" line, or the list under it when the line is empty; forgotten candidates are named in a warning. */
 export function parseRanking(reply: string, shown: readonly ShownCandidate[]): Ranking {
   const lines = reply.split(/\r?\n/);
   const at = lines.findLastIndex((line) => fieldValue(line, 'ranking') !== undefined);
@@ -52,7 +43,6 @@ export function parseRanking(reply: string, shown: readonly ShownCandidate[]): R
   return { order, warnings };
 }
 
-/** The items of the list that follows a "RANKING:" line, up to the first line that is not one. */
 function listUnder(lines: string[]): string[] {
   const items: string[] = [];
   for (const line of lines) {
@@ -64,10 +54,8 @@ function listUnder(lines: string[]): string[] {
 }
 
 /**
- * The council's combined ranking. Each ranker gives the candidates it was shown points by place
- * (m − 1 for the first of m, down to 0; 0 for one it left out), scaled to 0–1; a candidate's
- * score is the mean over the rankers that ranked anything, so a ranker that failed costs no one.
- * Best first; ties go to the candidate with more first places, then to the earlier letter.
+ * Borda points scaled to 0–1 (0 for a candidate left out), averaged over the rankers that ranked
+ * anything, so a ranker that failed costs no one. Ties go to more first places, then the earlier letter.
  */
 export function aggregateRankings(verdicts: readonly RankerVerdict[], candidates: readonly ShownCandidate[]): AggregateEntry[] {
   const counted = verdicts.filter((verdict) => verdict.order.length > 0 && verdict.shown.length > 1);
