@@ -22,7 +22,7 @@ import { viewOf } from './view.js';
 /** A huge prompt makes a huge journal. */
 const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 
-/** What the run host offers its faces, and what a face uses directly where no run host can start. */
+/** What the run host offers its clients, and what a client uses directly where no run host can start. */
 export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,

@@ -62,7 +62,7 @@ export interface Listing {
 
 export type CancelOutcome = { stopped: true } | { stopped: false; reason: string };
 
-/** What the faces need of the runs, wherever they execute (the run host or this process); faces hold run ids, never runs. */
+/** What the clients of the runs (tools, tasks, terminal commands) need, wherever runs execute (the run host or this process); they hold run ids, never runs. */
 export interface RunService {
   start(request: RunRequest, options?: StartOptions): Promise<StartOutcome>;
   /** Returns once the version is no longer `since`, or after `waitMs`; with `untilSettled`, not before the run ends. */
