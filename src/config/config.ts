@@ -61,7 +61,7 @@ export interface Config {
   runHost: 'auto' | 'off';
   /** Where the run host's socket, lock and log live; undefined: the per-user runtime folder. */
   hostDir: string | undefined;
-  /** The run host exits after this long with no run and no face connected. */
+  /** The run host exits after this long with no run and no client connected. */
   hostIdleMs: number;
 }
 

@@ -89,7 +89,7 @@ export function worstCaseRecord(worst: WorstCase, prices: Prices): WorstCaseReco
   };
 }
 
-/** A cost refusal as the faces receive it. */
+/** A cost refusal as its clients receive it. */
 export function costRefusalRecord(refusal: CostRefusal, prices: Prices): StartRefusal {
   const worst_case = worstCaseRecord(refusal.estimate, prices);
   if (refusal.kind === 'unpriced') return { kind: 'unpriced', ceiling_usd: refusal.ceilingUsd, worst_case };

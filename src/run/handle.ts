@@ -20,7 +20,7 @@ export interface WaitOptions {
   onUpdate?: (state: RunState) => void;
 }
 
-/** A run as one reader follows it; every face waits through it, wherever the run executes. */
+/** A run as one reader follows it; every client waits through it, wherever the run executes. */
 export class RunHandle {
   private seen: number | undefined;
 

@@ -130,7 +130,7 @@ export const recordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof recordSchema>;
 
-/** Without the prompt, which can be megabytes and no face shows. */
+/** Without the prompt, which can be megabytes and no client shows. */
 export const stateSchema = recordSchema.omit({ prompt: true }).extend({ title: z.string() });
 export type RunState = z.infer<typeof stateSchema>;
 

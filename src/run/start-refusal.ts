@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { worstCaseSchema } from './record.js';
 
-/** Refused before any upstream request or run folder; declared once for the host's protocol and the faces. */
+/** Refused before any upstream request or run folder; declared once for the host's protocol and its clients. */
 export const startRefusalSchema = z.discriminatedUnion('kind', [
   /** With what would fit instead, when something would. */
   z.object({

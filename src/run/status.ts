@@ -1,4 +1,4 @@
-/** Apart from the record's schema, so that a face that only reads statuses does not build it. */
+/** Apart from the record's schema, so that a client that only reads statuses does not build it. */
 export const RUN_STATUSES = [
   'running',
   'complete', // synthesized from every model

@@ -2,7 +2,7 @@
  * Stands in, in the bundle only (scripts/build.ts), for the MCP SDK's Ajv-backed JSON Schema
  * validator, which the SDK builds for every Server and Client it makes. It validates elicitation
  * answers and tools' output schemas as a client reads them: this package never elicits, and its
- * clients (the faces of the run host) read tools that declare no output schema. Ajv and its
+ * clients (of the run host) read tools that declare no output schema. Ajv and its
  * formats would add megabytes to every process (the server and the run host) for nothing.
  */
 export class AjvJsonSchemaValidator {
