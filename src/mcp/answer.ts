@@ -37,6 +37,8 @@ export interface Call {
   joined?: Joined;
   /** What the result asks the next get_run to pass as `poll`: one more each time, so that no two calls in a row are the same. */
   poll: number;
+  /** When the call arrived (monotonic ms): starting its run, a run host's start included, is part of its budget. */
+  arrivedAt?: number;
 }
 
 /**
@@ -45,7 +47,8 @@ export interface Call {
  * or its going away ends only the call.
  */
 export async function answerWhenReady(context: ToolContext, handle: RunHandle, extra: Extra, call: Call): Promise<CallToolResult> {
-  const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs)));
+  const spentMs = call.arrivedAt === undefined ? 0 : monotonicNow() - call.arrivedAt;
+  const deadline = Deadline.after(Math.max(0, call.budgetMs - replyMarginMs(call.budgetMs) - spentMs));
   const progress = progressFor(extra);
   const detach = stopOnUserCancel(context, handle, extra);
   try {

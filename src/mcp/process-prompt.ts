@@ -1,6 +1,7 @@
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { z } from 'zod';
+import { monotonicNow } from '../clock.js';
 import { firstLine, refusalResult } from '../present/result.js';
 import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
@@ -24,6 +25,7 @@ export async function createProcessPromptTask(
   extra: CreateTaskExtra,
 ): Promise<CreateTaskResult> {
   const { config } = context;
+  const arrivedAt = monotonicNow();
   const started = await context.service.start(runRequest(args.prompt, args, config), {
     fresh: args.fresh,
     maxCostUsd: effectiveCeiling(args.max_cost_usd, config.maxCostUsd),
@@ -41,7 +43,11 @@ export async function createProcessPromptTask(
   try {
     const { budgetMs, source } = context.client();
     context.logger.info({ request: extra.requestId, run: id, joined, budgetMs, budgetFrom: source }, 'process_prompt');
-    await tasks.storeTaskResult(task.taskId, 'completed', await answerWhenReady(context, handle, extra, { budgetMs, joined, poll: 1 }));
+    await tasks.storeTaskResult(
+      task.taskId,
+      'completed',
+      await answerWhenReady(context, handle, extra, { budgetMs, joined, poll: 1, arrivedAt }),
+    );
     return { task: (await tasks.getTask(task.taskId))! };
   } catch (error) {
     tasks.forget(task.taskId);
