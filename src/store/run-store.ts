@@ -12,8 +12,6 @@ import { StoreError } from './store-error.js';
 import type { Claim, Lease, RunPlace, RunStorage, Taken, TextWriter } from './store.js';
 import { DEFAULT_OP_TIMEOUT_MS } from './time-limit.js';
 
-export { isRunId, newRunId } from './names.js';
-
 export interface StoreOptions {
   /** The time limit of each file operation, in ms. */
   opTimeoutMs?: number;

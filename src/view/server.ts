@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
-import { isRunId } from '../store/run-store.js';
+import { isRunId } from '../store/store.js';
 import { isMissing, runPage, runRows } from './page-data.js';
 import { pageHtml } from './pages.js';
 
@@ -51,7 +51,8 @@ export async function startViewServer(service: RunService, config: Config, port 
     const json = (value: unknown) => ({ type: 'application/json; charset=utf-8', body: JSON.stringify(value) });
     if (route.kind === 'list') return page;
     if (route.kind === 'rows') return json(await runRows(service, LISTED_RUNS));
-    const found = await runPage(service, config, route.id);
+    // The page itself only needs the run to exist: its data, every answer read in full, comes with its own request.
+    const found = route.kind === 'run' ? await service.view(route.id, 0) : await runPage(service, config, route.id);
     if (!found.ok) {
       if (isMissing(found.error)) return undefined;
       throw new Error(found.error.message);
