@@ -22,3 +22,5 @@ export {
 } from './members.js';
 export { usage, type MemberUsage } from './usage.js';
 export { closeSession, findSession, openSession, type Session } from './sessions.js';
+export { PgRunStorage, type PgRunStorageOptions, type StoreMember } from './store/pg-run-storage.js';
+export { RunStoreError, type RunStoreErrorCode } from './store/errors.js';

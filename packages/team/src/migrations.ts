@@ -75,4 +75,51 @@ CREATE TABLE plm.mcp_sessions (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'the run store: places, texts and request claims',
+    sql: `
+-- A run's place in the store (store/pg-run-storage.ts). Its row is made by whichever comes
+-- first, the budget's reservation or the store's createRun; stored_at says the store made it.
+ALTER TABLE plm.runs ADD COLUMN stored_at timestamptz;
+-- Run ids sort by time byte by byte: "C" whatever the database's collation.
+CREATE INDEX runs_member_stored ON plm.runs (member_id, id COLLATE "C") WHERE stored_at IS NOT NULL;
+
+-- A run's texts: run.json, answers, final answers. A text streams in as chunks of a row that is
+-- not complete yet and replaces the complete one of its name only once whole, so readers see
+-- the old text or the new, never half; chunks are only appended, never rewritten.
+CREATE TABLE plm.run_files (
+  id bigserial PRIMARY KEY,
+  run_id text NOT NULL REFERENCES plm.runs (id) ON DELETE CASCADE,
+  name text NOT NULL,
+  complete boolean NOT NULL DEFAULT false,
+  bytes bigint NOT NULL DEFAULT 0,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX run_files_run ON plm.run_files (run_id);
+CREATE UNIQUE INDEX run_files_whole ON plm.run_files (run_id, name) WHERE complete;
+CREATE INDEX run_files_unfinished ON plm.run_files (updated_at) WHERE NOT complete;
+
+-- bytea, not text: a text column refuses the NUL character an answer may hold.
+CREATE TABLE plm.run_chunks (
+  file_id bigint NOT NULL REFERENCES plm.run_files (id) ON DELETE CASCADE,
+  seq int NOT NULL,
+  -- Where the chunk starts in the text, in bytes: the start of a long text is read without the rest.
+  at_byte bigint NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (file_id, seq)
+);
+
+-- Who runs a request: a member's claims of one request, by generation. Generation n + 1 is made
+-- by one process only (the primary key), which takes over from the claimant of n.
+CREATE TABLE plm.request_claims (
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  request_key text NOT NULL,
+  generation int NOT NULL CHECK (generation > 0),
+  claim jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (member_id, request_key, generation)
+);
+`,
+  },
 ];
