@@ -127,7 +127,7 @@ describe('PgRunStorage: texts', () => {
 
 describe('PgRunStorage: characters across chunks', () => {
   /** Every kind of UTF-8 character, so that batch and chunk ends fall inside each. */
-  const text = 'aé€😀'.repeat(30) + '𝄞z';
+  const text = `${'aé€😀'.repeat(30)}𝄞z`;
 
   it('reads a multibyte text streamed in small batches back whole, and every start of it whole characters', async () => {
     const place = await db.store(db.ann, { batching: { batchChars: 7, batchMs: 5 } }).createRun(newRunId());

@@ -51,14 +51,17 @@ export class StoreDb {
       throw storeFault(what, error);
     }
     const query: Query = (text, values) => client.query({ text, values, query_timeout: this.opMs } as pg.QueryConfig);
+    // A connection lost between two statements is reported as an event: the next statement fails with it.
+    const lost = () => undefined;
+    client.on('error', lost);
     try {
       const result = await work(query);
-      client.release();
+      client.off('error', lost).release();
       return result;
     } catch (error) {
       const fault = storeFault(what, error);
       // A connection that timed out or broke is dropped rather than handed to the next caller.
-      client.release(fault instanceof TeamError);
+      client.off('error', lost).release(fault instanceof TeamError);
       throw fault;
     }
   }
