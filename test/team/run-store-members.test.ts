@@ -108,7 +108,12 @@ describe('PgRunStorage: leases', () => {
       child.stdout!.on('data', (data: Buffer) => data.toString().includes('held') && resolve());
       child.once('exit', (code) => reject(new Error(`the lease holder exited (${code})`)));
     });
-    return { kill: () => (child.kill('SIGKILL'), exited) };
+    return {
+      kill: () => {
+        child.kill('SIGKILL');
+        return exited;
+      },
+    };
   }
 
   it('reads a process that holds its lease as alive, and as gone the moment it is killed with kill -9', async () => {
