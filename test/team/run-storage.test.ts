@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reserve } from '../../packages/team/src/index.js';
 import { newRunId, type RunStorage } from '../../src/store/store.js';
 import { waitFor } from '../support/wait.js';
 import { storeDatabase } from './run-store-setup.js';
@@ -23,6 +24,20 @@ describe('PgRunStorage: runs', () => {
     expect((await store.openRun(id))?.name).toBe(id);
     expect(await store.openRun(newRunId())).toBeUndefined();
     expect(await store.openRun("x' OR '1'='1")).toBeUndefined();
+  });
+
+  it('makes the run row the budget reserved its place, for its member only; discarding it keeps the reservation', async () => {
+    const id = newRunId();
+    expect((await reserve(db.pool, { memberId: db.ann.id, runId: id, worstCaseUsd: 0.5, models: ['m/a'] })).ok).toBe(true);
+    expect(await db.store(db.ann).openRun(id)).toBeUndefined();
+    expect(await code(db.store(db.bob).createRun(id))).toBe('ERR_STORE_UNSAFE');
+    const place = await db.store(db.ann).createRun(id);
+    expect((await db.store(db.ann).openRun(id))?.name).toBe(id);
+    expect(await code(db.store(db.ann).createRun(id))).toBe('ERR_STORE_UNSAFE');
+    await place.discard();
+    expect(await db.store(db.ann).openRun(id)).toBeUndefined();
+    const { rows } = await db.pool.query('SELECT reserved_usd::float8 AS reserved, models FROM plm.runs WHERE id = $1', [id]);
+    expect(rows).toEqual([{ reserved: 0.5, models: ['m/a'] }]);
   });
 
   it('lists run ids newest first, up to the limit', async () => {

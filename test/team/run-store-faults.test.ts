@@ -106,14 +106,17 @@ describe('PgRunStorage when the database fails', () => {
 
   it('takes its lease again once the database is back', async () => {
     const instance = randomBytes(8).toString('hex');
-    proxied()
-      .lease(instance)
-      .hold(new Promise(() => undefined));
+    const lease = proxied().lease(instance);
+    lease.hold(new Promise(() => undefined));
     const direct = db.store();
-    await waitFor(() => direct.leaseFresh(instance));
-    await proxy.down();
-    await waitFor(async () => !(await direct.leaseFresh(instance)));
-    await proxy.up();
-    await waitFor(() => direct.leaseFresh(instance), 5000);
+    try {
+      await waitFor(() => direct.leaseFresh(instance));
+      await proxy.down();
+      await waitFor(async () => !(await direct.leaseFresh(instance)));
+      await proxy.up();
+      await waitFor(() => direct.leaseFresh(instance), 5000);
+    } finally {
+      await lease.stop();
+    }
   });
 });

@@ -46,25 +46,9 @@ export class PgRunPlace {
   }
 
   /** `flush` asks for nothing more here: a committed chunk is already durable. */
-  writer(
-    fileName: string,
-    _options: { flush?: boolean } = {},
-  ): {
-    write(text: string): Promise<void> | undefined;
-    finish(): Promise<string>;
-    discard(): Promise<void>;
-  } {
+  writer(fileName: string, _options: { flush?: boolean } = {}): PgTextWriter {
     checkName(fileName, FILE_NAME, 'file name');
-    const writer = new PgTextWriter(this.rows, fileName, this.options.batching);
-    return {
-      write: (text) => writer.write(text),
-      discard: () => writer.discard(),
-      finish: async () => {
-        await writer.finish();
-        this.written.add(fileName);
-        return fileName;
-      },
-    };
+    return new PgTextWriter(this.rows, fileName, this.options.batching, () => this.written.add(fileName));
   }
 
   /** The whole text, undefined when absent; rejects with ERR_STORE_TOO_LARGE past `maxBytes`. */

@@ -38,6 +38,8 @@ export class PgTextWriter {
     private readonly rows: TextRows,
     private readonly name: string,
     private readonly batching: Batching = DEFAULT_BATCHING,
+    /** Told once the text is kept under its name. */
+    private readonly kept: () => void = () => undefined,
   ) {}
 
   /** A promise (that never rejects) when the database is behind: produce no more text until it settles. */
@@ -50,8 +52,8 @@ export class PgTextWriter {
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
-  /** Resolves once the whole text is `name`'s; on any failure, nothing of it is left. */
-  async finish(): Promise<void> {
+  /** Resolves with the text's name once the whole text is kept under it; on any failure, nothing of it is left. */
+  async finish(): Promise<string> {
     this.ended = true;
     await this.drain();
     try {
@@ -62,6 +64,8 @@ export class PgTextWriter {
       await this.remove();
       throw error;
     }
+    this.kept();
+    return this.name;
   }
 
   async discard(): Promise<void> {
