@@ -159,7 +159,10 @@ describe('the catalog for a choice with a safe default (settled, takesStructured
     const clock = manualClock();
     const catalog = new PriceCatalog({ load: hand.load, now: clock.now });
     let settled = false;
-    const first = catalog.settled().then((prices) => ((settled = true), prices));
+    const first = catalog.settled().then((prices) => {
+      settled = true;
+      return prices;
+    });
     await Promise.resolve();
     expect(settled).toBe(false);
     hand.answer(rows);

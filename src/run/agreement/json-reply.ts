@@ -45,7 +45,10 @@ export class JsonReplySplitter {
   constructor(private readonly onAnswer: (piece: string) => void = () => undefined) {}
 
   push(piece: string): void {
-    if (this.mode === 'plain') return this.plain.push(piece);
+    if (this.mode === 'plain') {
+      this.plain.push(piece);
+      return;
+    }
     if (this.closed) return;
     if (this.mode === 'start') {
       const first = piece.search(/\S/);
