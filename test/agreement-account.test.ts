@@ -83,13 +83,13 @@ describe('readAgreement', () => {
 
 describe('replyReader', () => {
   const feed = (reply: string, ending = { truncated: false }) => {
-    const reader = replyReader(LETTERED);
+    const reader = replyReader(LETTERED, 'section');
     for (let i = 0; i < reply.length; i += 7) void reader.sink.write(reply.slice(i, i + 7));
     return reader.read('s/synth', ending);
   };
 
   it('keeps none of the text in the completion, and gives the answer alone with the account', () => {
-    expect(replyReader(LETTERED).sink.keepChars).toBe(0);
+    expect(replyReader(LETTERED, 'section').sink.keepChars).toBe(0);
     const told = feed(`The answer.\n\n${AGREEMENT_MARKER}\n${JSON.stringify(written)}`);
     expect(told.answer).toBe('The answer.');
     expect(told.agreement?.unique).toEqual([{ model: 'openai/gpt-5', point: 'Beware of priority inversion', kept: true }]);
@@ -118,12 +118,12 @@ describe('replyReader', () => {
 describe('the prompt', () => {
   it('asks for the account by the labels the candidates are shown by, after the original task', () => {
     const candidates = NUMBERED.map(({ model }, index) => ({ index, model, content: `answer ${index}` }));
-    const on = buildSynthesisPrompt('problem', candidates, 100_000, true);
+    const on = buildSynthesisPrompt('problem', candidates, 100_000, 'section');
     const off = buildSynthesisPrompt('problem', candidates, 100_000);
     expect(on.agreement).toEqual(NUMBERED);
     expect(off.agreement).toBeUndefined();
-    expect(on.text.toString()).toBe(`${off.text.toString()}\n${agreementTask(['1', '2', '3'])}`);
-    expect(agreementTask(['A', 'B'])).toContain(`exactly ${AGREEMENT_MARKER} and nothing else`);
-    expect(agreementTask(['A', 'B'])).toContain('by their labels (A, B)');
+    expect(on.text.toString()).toBe(`${off.text.toString()}\n${agreementTask(['1', '2', '3'], 'section')}`);
+    expect(agreementTask(['A', 'B'], 'section')).toContain(`exactly ${AGREEMENT_MARKER} and nothing else`);
+    expect(agreementTask(['A', 'B'], 'section')).toContain('by their labels (A, B)');
   });
 });

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../src/run/record.js';
 import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
 import { agreeingSynthesizer, promptOf } from './support/agreeing-synthesizer.js';
+import { ask, byLetter, panelOn, runJson, showOrderRanker, standInAccount } from './support/agreement-panel.js';
 import { startFakeOpenRouter, type Behaviour } from './support/fake-openrouter.js';
-import { callTool, harnessesClosedAfterEach, type Harness } from './support/harness.js';
+import { callTool, harnessesClosedAfterEach } from './support/harness.js';
 
 /**
  * Where the models agree and where they differ (SPEC §10), through the SDK's Client: the account
@@ -17,18 +17,7 @@ const start = harnessesClosedAfterEach();
 
 afterAll(() => fake.close());
 
-const WORDS = ['ONE', 'TWO', 'THREE'];
-/** Three candidates named after `prefix`, each answering "<N>-ANSWER" (then `then`, for a council's ranking), and a synthesizer. */
-function panel(prefix: string, synthesizer: Behaviour, then?: Behaviour) {
-  const models = ['one', 'two', 'three'].map((name) => `${prefix}/${name}`);
-  for (const [i, model] of models.entries()) fake.on(model, { answer: `${WORDS[i]}-ANSWER`, delayMs: 10 * i }, ...(then ? [then] : []));
-  fake.on(`${prefix}/synth`, synthesizer);
-  return { env: { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: `${prefix}/synth` }, models };
-}
-
-const ask = (harness: Harness, args: Record<string, unknown> = {}) =>
-  callTool(harness, 'process_prompt', { prompt: 'Which is right?', ...args });
-const runJson = async (folder: string): Promise<RunRecord> => JSON.parse(await readFile(path.join(folder, 'run.json'), 'utf8'));
+const panel = (prefix: string, synthesizer: Behaviour, then?: Behaviour) => panelOn(fake, prefix, synthesizer, then);
 const synthPrompt = (prefix: string) => promptOf(fake.requestsFor(`${prefix}/synth`).at(-1)!);
 
 describe('the account of agreement', () => {
@@ -38,20 +27,7 @@ describe('the account of agreement', () => {
     const { result, text, data } = await ask(harness);
     expect(result.isError).toBeFalsy();
     expect(synthPrompt('agree')).toContain(`exactly ${AGREEMENT_MARKER}`);
-    const agreement = {
-      consensus: ['the problem is real'],
-      disagreements: [
-        {
-          point: 'the fix',
-          positions: [
-            { models: [models[0]], view: 'patch it' },
-            { models: [models[1], models[2]], view: 'rewrite it' },
-          ],
-          resolution: 'patch it now, rewrite later',
-        },
-      ],
-      unique: [{ model: models[2], point: 'an edge case', kept: true }],
-    };
+    const agreement = standInAccount(models);
     expect(data!.agreement).toEqual(agreement);
     expect(data!.answer).toBe('The merged answer.');
     expect(data!.warnings).toEqual([]);
@@ -78,23 +54,16 @@ describe('the account of agreement', () => {
   });
 
   it('names the models a council’s synthesizer saw only as letters by their real ids', async () => {
-    // Each member ranks the others in the order shown; the rankings only have to be readable.
-    const ranker: Behaviour = {
-      fromRequest: (request) => ({
-        answer: `RANKING: ${[...promptOf(request).matchAll(/^### Candidate ([A-Z]+)$/gm)].map((m) => m[1]).join(' > ')}`,
-      }),
-    };
-    const { env, models } = panel('agree-council', agreeingSynthesizer('MERGED'), ranker);
+    const { env, models } = panel('agree-council', agreeingSynthesizer('MERGED'), showOrderRanker);
     const harness = await start(fake, env);
     const { data } = await ask(harness, { strategy: 'council' });
     expect(data!.council!.note).toBeNull();
     const prompt = synthPrompt('agree-council');
     for (const model of models) expect(prompt).not.toContain(model);
     // The letters in the order the synthesizer saw them, and whose answer each stands for.
-    const byLetter = [...prompt.matchAll(/^### Candidate ([A-Z]+)\n\n(\w+)-ANSWER/gm)].map((match) => models[WORDS.indexOf(match[2]!)]!);
-    expect(byLetter).toHaveLength(3);
-    expect(data!.agreement!.disagreements[0]!.positions.map((position) => position.models)).toEqual([[byLetter[0]], byLetter.slice(1)]);
-    expect(data!.agreement!.unique).toEqual([{ model: byLetter[2], point: 'an edge case', kept: true }]);
+    const shown = byLetter(prompt, models);
+    expect(shown).toHaveLength(3);
+    expect(data!.agreement).toEqual(standInAccount(shown));
     expect(data!.answer).toBe('MERGED');
   });
 

@@ -9,9 +9,9 @@ import { waitFor } from './support/wait.js';
 
 /*
  * The cost ceiling, through the MCP client against the fake, whose GET /models serves prices.
- * With a 1-character prompt and max_tokens 1,000 the worst case is about $0.056: the three
+ * With a 1-character prompt and max_tokens 1,000 the worst case is about $0.057: the three
  * candidates' output ($0.036) and one synthesis reading them, with the account of agreement's
- * instructions ($0.020).
+ * instructions and schema ($0.021).
  */
 const PRICES = {
   'a/one': pricing('0.000001', '0.000002'),
@@ -48,7 +48,7 @@ describe('a call whose worst case is above its ceiling', () => {
     const lines = text.split('\n');
     expect(lines[0]).toMatch(/^Refused before any request: the worst case is \$0\.05\d+, above the cost ceiling of \$0\.01\.$/);
     expect(lines[1]).toMatch(
-      /^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth \$0\.01\d* \(1 step\); c\/three \$0\.004\d* \(1 step\); a\/one \$0\.002\d* \(1 step\)\.$/,
+      /^Worst case per model: b\/two \$0\.03\d* \(1 step\); s\/synth \$0\.02\d* \(1 step\); c\/three \$0\.004\d* \(1 step\); a\/one \$0\.002\d* \(1 step\)\.$/,
     );
     expect(lines[2]).toMatch(/^Would fit: max_tokens \d+ \(worst case \$0\.0\d+\)\.$/);
     expect(fake.requests).toEqual([]);
@@ -121,7 +121,7 @@ describe('a call within its ceiling', () => {
     expect(result.isError).toBeFalsy();
     expect(fake.requests).toHaveLength(4);
     expect(data!.cost_ceiling_usd).toBe(1);
-    expect(data!.worst_case).toMatchObject({ total_usd: expect.closeTo(0.0558, 3), unpriced: [], refresh_failed: null });
+    expect(data!.worst_case).toMatchObject({ total_usd: expect.closeTo(0.0566, 3), unpriced: [], refresh_failed: null });
     expect(data!.worst_case!.per_model.map((entry) => entry.model)).toEqual(['b/two', 's/synth', 'c/three', 'a/one']);
     expect(text).toMatch(/Cost: \$0\.0060, .*; worst case \$0\.0\d+, under the ceiling of \$1\./);
     await harness.app.runs.idle();

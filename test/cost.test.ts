@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGREEMENT_PROMPT_TOKENS } from '../src/run/agreement/prompt.js';
+import { AGREEMENT_PROMPT_TOKENS, agreementResponseFormat } from '../src/run/agreement/prompt.js';
 import { CHARS_PER_TOKEN, STEP_FRAME_TOKENS, estimateTokens, worstCase } from '../src/run/cost.js';
 import { anonymise } from '../src/run/strategies/anonymise.js';
 import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/run/strategies/council.js';
@@ -78,19 +78,25 @@ describe('worstCase: the account of agreement', () => {
     expect(estimate.steps.at(-1)!.promptTokens).toBe(50_000);
   });
 
-  it(`covers the instructions the prompts add for it (${AGREEMENT_PROMPT_TOKENS} tokens), for 20 candidates`, () => {
+  it(`covers the instructions the prompts add for it, and the schema sent with them (${AGREEMENT_PROMPT_TOKENS} tokens), for 20 candidates`, () => {
     const empty = Array.from({ length: 20 }, (_, index) => ({ index, model: `vendor/model-${index}`, content: '' }));
     const ranking = aggregateRankings([], anonymise('run', empty));
-    const added = [
-      [buildSynthesisPrompt('', empty, 1_000_000, true), buildSynthesisPrompt('', empty, 1_000_000)],
-      [
-        buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000, true),
-        buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000),
-      ],
-    ].map(([on, off]) => estimateTokens(on!.text.toString()) - estimateTokens(off!.text.toString()));
-    for (const tokens of added) {
-      expect(tokens).toBeGreaterThan(0);
-      expect(tokens).toBeLessThanOrEqual(AGREEMENT_PROMPT_TOKENS);
+    for (const format of ['section', 'json'] as const) {
+      const added = [
+        [buildSynthesisPrompt('', empty, 1_000_000, format), buildSynthesisPrompt('', empty, 1_000_000)],
+        [
+          buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000, format),
+          buildCouncilSynthesisPrompt('', empty, ranking, 'run', 1_000_000),
+        ],
+      ].map(([on, off]) => {
+        const labels = on!.agreement!.map(({ label }) => label);
+        const schema = format === 'json' ? estimateTokens(JSON.stringify(agreementResponseFormat(labels))) : 0;
+        return estimateTokens(on!.text.toString()) - estimateTokens(off!.text.toString()) + schema;
+      });
+      for (const tokens of added) {
+        expect(tokens, format).toBeGreaterThan(0);
+        expect(tokens, format).toBeLessThanOrEqual(AGREEMENT_PROMPT_TOKENS);
+      }
     }
   });
 });

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchPriceRows } from '../src/openrouter/catalog.js';
-import { PRICES_MAX_AGE_MS, PriceCatalog, priceCatalogFor, type PriceCatalogOptions } from '../src/openrouter/price-catalog.js';
+import { priceListSchema, type PriceRow } from '../src/openrouter/prices.js';
+import {
+  PRICES_MAX_AGE_MS,
+  PriceCatalog,
+  priceCatalogFor,
+  takesStructuredOutput,
+  type PriceCatalogOptions,
+} from '../src/openrouter/price-catalog.js';
 import { modelRow, startCatalogServer, type CatalogOptions, type CatalogServer } from './support/catalog-server.js';
 import { testClient } from './support/client.js';
 import { pricing } from './support/price-rows.js';
@@ -127,5 +134,62 @@ describe('PriceCatalog against a real GET /models', () => {
     const client = testClient(server.url);
     closers.push(client);
     expect(await promptPrice(priceCatalogFor(client))).toBe(0.000007);
+  });
+});
+
+describe('the catalog for a choice with a safe default (settled, takesStructuredOutput)', () => {
+  /** A load the test answers by hand: each call waits until `answer` or `fail`. */
+  function handLoad() {
+    const waiting: Array<{ resolve(rows: PriceRow[]): void; reject(error: Error): void }> = [];
+    return {
+      waiting,
+      load: () => new Promise<PriceRow[]>((resolve, reject) => void waiting.push({ resolve, reject })),
+      answer: (rows: Array<Record<string, unknown>>) => waiting.shift()!.resolve(priceListSchema.parse({ data: rows }).data),
+      fail: () => waiting.shift()!.reject(new Error('HTTP 502')),
+    };
+  }
+  const rows = [
+    modelRow('json/yes', { supported_parameters: ['response_format', 'structured_outputs'] }),
+    modelRow('json/no', { supported_parameters: ['response_format'] }),
+    modelRow('json/unsaid'),
+  ];
+
+  it('waits for the first read of the list, then answers from memory, a stale list without waiting for its refresh', async () => {
+    const hand = handLoad();
+    const clock = manualClock();
+    const catalog = new PriceCatalog({ load: hand.load, now: clock.now });
+    let settled = false;
+    const first = catalog.settled().then((prices) => {
+      settled = true;
+      return prices;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    hand.answer(rows);
+    expect((await first)?.table.takes('json/yes', 'structured_outputs')).toBe(true);
+    clock.advance(PRICES_MAX_AGE_MS + 1);
+    // A refresh is started and left pending: the old list serves.
+    expect((await catalog.settled())?.table.takes('json/no', 'structured_outputs')).toBe(false);
+    expect(hand.waiting).toHaveLength(1);
+  });
+
+  it('says no model takes structured output when the list cannot be read, and does not wait again while that failure is fresh', async () => {
+    const hand = handLoad();
+    const clock = manualClock();
+    const catalog = new PriceCatalog({ load: hand.load, now: clock.now, retryAfterMs: 60_000 });
+    const first = takesStructuredOutput(catalog, 'json/yes');
+    await Promise.resolve();
+    hand.fail();
+    expect(await first).toBe(false);
+    // Another read is started, but nothing waits for it.
+    expect(await takesStructuredOutput(catalog, 'json/yes')).toBe(false);
+    expect(hand.waiting).toHaveLength(1);
+    const read = catalog.prices();
+    hand.answer(rows);
+    expect((await read).ok).toBe(true);
+    expect(await takesStructuredOutput(catalog, 'json/yes')).toBe(true);
+    expect(await takesStructuredOutput(catalog, 'json/no')).toBe(false);
+    expect(await takesStructuredOutput(catalog, 'json/unsaid')).toBe(false);
+    expect(await takesStructuredOutput(catalog, 'json/unlisted')).toBe(false);
   });
 });

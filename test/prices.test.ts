@@ -48,10 +48,30 @@ describe('priceListSchema', () => {
     const junk = rows.find((row) => row.id === 'odd/junk-pricing')!;
     expect(junk.pricing).toBeUndefined();
     expect(junk.alias_target).toBeUndefined();
+    expect(junk.supported_parameters).toBeUndefined();
   });
 
   it('reads a bare OpenAI-compatible list (ids only)', () => {
     expect(priceListSchema.parse({ data: [{ id: 'local', object: 'model' }] }).data).toEqual([{ id: 'local', object: 'model' }]);
+  });
+});
+
+describe('PriceTable.takes', () => {
+  it('says whether a model takes a parameter by its own row, its alias’s target or its unlisted variant’s base model', () => {
+    expect(table.takes('anthropic/claude-sonnet-4.5', 'structured_outputs')).toBe(true);
+    expect(table.takes('~anthropic/claude-sonnet-latest', 'structured_outputs')).toBe(true);
+    expect(table.takes('anthropic/claude-sonnet-4.5:nitro', 'structured_outputs')).toBe(true);
+    // A listed variant's own list counts, either way.
+    expect(table.takes('z-ai/glm-4.6', 'structured_outputs')).toBe(false);
+    expect(table.takes('z-ai/glm-4.6:exacto', 'structured_outputs')).toBe(true);
+    expect(table.takes('z-ai/glm-4.6', 'response_format')).toBe(true);
+  });
+
+  it('does not know for a row without a list, a model not listed, or an alias loop', () => {
+    expect(table.takes('google/gemini-3-pro', 'structured_outputs')).toBeUndefined();
+    expect(table.takes('nobody/model', 'structured_outputs')).toBeUndefined();
+    expect(table.takes('~loop/a-latest', 'structured_outputs')).toBeUndefined();
+    expect(table.takes('odd/junk-pricing', 'structured_outputs')).toBeUndefined();
   });
 });
 

@@ -110,19 +110,22 @@ describe('the same streams read by a synthesis that asks for the account of agre
     ['azure/router', () => chunksStream('azure-router.chunks.txt'), 'Capital of Denmark: København.'],
   ];
   for (const [model, stream, answer] of streams) {
-    it(`${model}: the whole answer, no account (it wrote none) and a warning, the reasoning and usage as before`, async () => {
-      const reader = replyReader([{ label: '1', model: 'x/y' }]);
-      const plain = await complete(`${model}-plain`, stream());
-      upstream.fake.on(`${model}-synth`, stream());
-      const completion = await upstream.client.complete(
-        { model: `${model}-synth`, prompt: 'p', temperature: 0, maxTokens: 1000 },
-        { sink: reader.sink },
-      );
-      expect(completion).toEqual({ ...plain, content: '' });
-      const told = reader.read('s', completion);
-      expect(told).toMatchObject({ answer, agreement: null, warning: expect.stringContaining('gave no account') });
-      expect(told.answer).not.toContain(AGREEMENT_MARKER);
-    });
+    for (const format of ['section', 'json'] as const) {
+      it(`${model}: the whole answer, no account (it wrote none) and a warning, the reasoning and usage as before (${format})`, async () => {
+        const reader = replyReader([{ label: '1', model: 'x/y' }], format);
+        const plain = await complete(`${model}-plain`, stream());
+        upstream.fake.on(`${model}-synth`, stream());
+        const completion = await upstream.client.complete(
+          { model: `${model}-synth`, prompt: 'p', temperature: 0, maxTokens: 1000 },
+          { sink: reader.sink },
+        );
+        expect(completion).toEqual({ ...plain, content: '' });
+        const told = reader.read('s', completion);
+        expect(told).toMatchObject({ answer, agreement: null, warning: expect.stringContaining('gave no account') });
+        if (format === 'json') expect(told.warning).toContain('it answered in plain text, not in the JSON object asked for');
+        expect(told.answer).not.toContain(AGREEMENT_MARKER);
+      });
+    }
   }
 });
 

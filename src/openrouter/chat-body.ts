@@ -20,6 +20,8 @@ export interface ChatRequest {
   maxTokens: number;
   /** Sent as `reasoning: { effort }`; absent, the model reasons as its provider decides. */
   reasoningEffort?: ReasoningEffort;
+  /** Sent as `response_format` (a JSON schema), for a model whose /models row says it takes one. */
+  responseFormat?: Record<string, unknown>;
 }
 
 /** The body of POST /chat/completions for `chat`: always streamed, always with max_tokens. */
@@ -30,6 +32,7 @@ export function chatBody(chat: ChatRequest): Record<string, unknown> {
     temperature: chat.temperature,
     max_tokens: chat.maxTokens,
     ...(chat.reasoningEffort === undefined ? {} : { reasoning: { effort: chat.reasoningEffort } }),
+    ...(chat.responseFormat === undefined ? {} : { response_format: chat.responseFormat }),
     stream: true,
     // OpenRouter's switch for usage and cost, and the OpenAI-compatible one for other servers.
     usage: { include: true },

@@ -73,6 +73,17 @@ export class PriceCatalog {
     return this.fetched && this.view(this.fetched);
   }
 
+  /**
+   * The prices for a choice that has a safe default without them: waits for a first fetch (within
+   * its time limit) unless one failed lately, and never for a refresh of prices already at hand.
+   */
+  async settled(): Promise<Prices | undefined> {
+    const failedLately = this.failure !== undefined && this.now() - this.failure.at < (this.options.retryAfterMs ?? PRICES_RETRY_AFTER_MS);
+    const fetching = this.fetchIfDue();
+    if (!this.fetched && !failedLately) await fetching;
+    return this.fetched && this.view(this.fetched);
+  }
+
   private fetchIfDue(): Promise<void> | undefined {
     if (this.needsFetch()) this.inFlight ??= this.refresh().finally(() => (this.inFlight = undefined));
     return this.inFlight;
@@ -108,6 +119,14 @@ export class PriceCatalog {
     const stale = this.failure && this.failure.at >= fetched.at ? { refreshFailed: this.failure.message } : {};
     return { table: fetched.table, fetchedAt: fetched.fetchedAt, ageMs: Math.max(0, this.now() - fetched.at), ...stale };
   }
+}
+
+/** OpenRouter's name, in `supported_parameters`, for a JSON schema as `response_format`. */
+const STRUCTURED_OUTPUTS = 'structured_outputs';
+
+/** Whether `model` takes structured output, as GET /models says; no when the list cannot be read or does not say. */
+export async function takesStructuredOutput(catalog: Pick<PriceCatalog, 'settled'>, model: string): Promise<boolean> {
+  return (await catalog.settled())?.table.takes(model, STRUCTURED_OUTPUTS) === true;
 }
 
 /** The catalog of the prices `client`'s upstream lists. */

@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * Model prices from GET /models. OpenRouter writes each price as a string of US dollars per
  * token ("0.000003"); "-1" means there is no fixed price (a router such as `openrouter/auto`).
- * The schema reads only `id`, `pricing` and `alias_target`, and a strange price or alias costs
- * only that row its price, never the whole list.
+ * The schema reads only `id`, `pricing`, `alias_target` and `supported_parameters`, and a strange
+ * field costs only that row what it says, never the whole list.
  */
 const priceField = z.union([z.string(), z.number()]).nullish().catch(undefined);
 
@@ -23,6 +23,8 @@ export const priceListSchema = z.looseObject({
       id: z.string(),
       pricing: pricingSchema.nullish().catch(undefined),
       alias_target: z.looseObject({ slug: z.string() }).nullish().catch(undefined),
+      /** The request parameters the model takes: `structured_outputs` means a JSON schema as `response_format`. */
+      supported_parameters: z.array(z.string()).nullish().catch(undefined),
     }),
   ),
 });
@@ -78,17 +80,28 @@ export class PriceTable {
    * `:free` and `:floor`). Otherwise why there is none.
    */
   lookup(model: string): PriceLookup {
-    return this.resolve(model, model, 0);
+    const found = this.follow(model, (row) => priceOf(row?.pricing));
+    if (found.value) return { ok: true, price: found.value, pricedAs: found.id };
+    return { ok: false, reason: this.whyUnpriced(model, found.id, found.row) };
   }
 
-  private resolve(asked: string, id: string, depth: number): PriceLookup {
-    const row = this.rows.get(id);
-    const price = priceOf(row?.pricing);
-    if (price) return { ok: true, price, pricedAs: id };
-    // Two hops cover an alias of a variant; more would be a loop in the list.
-    const next = depth < 2 ? (row?.alias_target?.slug ?? (row ? undefined : variantBase(id))) : undefined;
-    if (next !== undefined && next !== id) return this.resolve(asked, next, depth + 1);
-    return { ok: false, reason: this.whyUnpriced(asked, id, row) };
+  /** Whether `model` takes `parameter`, by the first row on the way that lists its parameters; undefined when none does. */
+  takes(model: string, parameter: string): boolean | undefined {
+    return this.follow(model, (row) => row?.supported_parameters?.includes(parameter)).value;
+  }
+
+  /** From `model`'s own row to its alias's target or its unlisted variant's base, until `read` finds a value. */
+  private follow<T>(model: string, read: (row: PriceRow | undefined) => T | undefined): { value?: T; id: string; row?: PriceRow } {
+    let id = model;
+    for (let depth = 0; ; depth++) {
+      const row = this.rows.get(id);
+      const value = read(row);
+      if (value !== undefined) return { value, id, row };
+      // Two hops cover an alias of a variant; more would be a loop in the list.
+      const next = depth < 2 ? (row?.alias_target?.slug ?? (row ? undefined : variantBase(id))) : undefined;
+      if (next === undefined || next === id) return { id, row };
+      id = next;
+    }
   }
 
   private whyUnpriced(asked: string, id: string, row: PriceRow | undefined): string {

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { OpenRouterClient } from '../openrouter/client.js';
-import { priceCatalogFor } from '../openrouter/price-catalog.js';
+import { priceCatalogFor, takesStructuredOutput } from '../openrouter/price-catalog.js';
 import { Redactor } from '../openrouter/redact.js';
 import { RunStore } from '../store/run-store.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { LocalRunService } from './local.js';
 import { Runs } from './runs.js';
 
-/** Runs executed in this process: one limiter, store, client and price catalog. */
+/** Runs executed in this process: one limiter, store, client and model catalog (prices, and which models take structured output). */
 export function localRuns(
   config: Config,
   client: OpenRouterClient,
@@ -18,6 +18,7 @@ export function localRuns(
 ): { runs: Runs; service: LocalRunService } {
   const redactor = new Redactor(config.apiKey);
   const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
+  const prices = priceCatalogFor(client);
   const runs = new Runs({
     deps: {
       client,
@@ -26,10 +27,11 @@ export function localRuns(
       synthesisMaxChars: config.synthesisMaxChars,
       // Synthesis uses at most this much of an answer, and a result shows at most this much.
       keepChars: Math.max(config.synthesisMaxChars, config.maxAnswerChars),
+      structuredOutput: (model) => takesStructuredOutput(prices, model),
     },
     store,
     upstream: upstreamIdentity(config),
-    admission: { prices: priceCatalogFor(client), maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
+    admission: { prices, maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
     logger,
     redact: (text) => redactor.secretIn(text),
   });

@@ -1,7 +1,7 @@
 /** The synthesis prompt: the original's structure, bounded so it always fits the synthesizer. */
 import { joinParts, TextParts, type Text } from '../openrouter/text-parts.js';
 import type { CandidateLabel } from './agreement/account.js';
-import { agreementTask } from './agreement/prompt.js';
+import { agreementTask, type AgreementFormat } from './agreement/prompt.js';
 
 export interface CandidateAnswer {
   model: string;
@@ -25,11 +25,22 @@ export interface BoundedPrompt {
   agreement?: CandidateLabel[];
 }
 
-export function buildSynthesisPrompt(problem: string, candidates: CandidateAnswer[], maxChars: number, agreement = false): BoundedPrompt {
+/** With `agreement`, the prompt asks for the account of agreement in that format. */
+export function buildSynthesisPrompt(
+  problem: string,
+  candidates: CandidateAnswer[],
+  maxChars: number,
+  agreement?: AgreementFormat,
+): BoundedPrompt {
   const labels = candidates.map((candidate, index) => ({ label: String(index + 1), model: candidate.model }));
-  const asked = agreement ? labels : undefined;
-  const prompt = boundedPrompt((bodies) => render(problem, candidates, bodies, asked), candidates, maxChars);
-  return asked ? { ...prompt, agreement: asked } : prompt;
+  const task =
+    agreement &&
+    agreementTask(
+      labels.map(({ label }) => label),
+      agreement,
+    );
+  const prompt = boundedPrompt((bodies) => render(problem, candidates, bodies, task), candidates, maxChars);
+  return task ? { ...prompt, agreement: labels } : prompt;
 }
 
 /** Each shortened answer ends with a marker saying how much was left out and where the whole is saved. */
@@ -97,7 +108,7 @@ function trimMarker(candidate: CandidateAnswer, kept: number): string {
   return `\n\n[... trimmed to fit the synthesis budget: ${length - kept} of ${length} characters omitted${where}]`;
 }
 
-function render(problem: string, candidates: CandidateAnswer[], bodies: Text[], agreement: CandidateLabel[] | undefined): TextParts {
+function render(problem: string, candidates: CandidateAnswer[], bodies: Text[], accountTask: string | undefined): TextParts {
   return layoutPrompt({
     intro: `You are an expert synthesiser. ${candidates.length} AI model${candidates.length === 1 ? ' was' : 's were'} given the same problem; their candidate answers follow.`,
     problem,
@@ -108,6 +119,6 @@ function render(problem: string, candidates: CandidateAnswer[], bodies: Text[], 
       'Write the single best solution to the original problem. Combine the strongest parts of the candidates, ' +
       'correct their mistakes, and where they disagree, resolve the conflict with your own judgement. ' +
       'Answer the problem directly; do not describe the candidates or this process.' +
-      (agreement ? `\n${agreementTask(agreement.map(({ label }) => label))}` : ''),
+      (accountTask ? `\n${accountTask}` : ''),
   });
 }

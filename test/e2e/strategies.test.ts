@@ -31,7 +31,7 @@ beforeAll(async () => {
     fromRequest: (request) => {
       const letter = /### Candidate ([A-Z])\n\ntwo says 4/.exec(promptOf(request))?.[1];
       if (letter) return { answer: `CHOICE: ${letter}\nREASON: Only it adds up.\nANSWER:\nIt is 4.` };
-      return { answer: agreeingReply('The answer is 4, still.', promptOf(request)) };
+      return { answer: agreeingReply('The answer is 4, still.', request) };
     },
   });
 });

@@ -2,26 +2,27 @@ import { AGREEMENT_MARKER } from '../../src/run/agreement/section.js';
 import type { Behaviour, RecordedRequest } from './fake-openrouter.js';
 
 /**
- * A synthesizer stand-in that does what the synthesis prompt asks: when the prompt asks for the
- * account of agreement, it writes `answer`, the marker line, and an account that names the
- * candidates by the labels the prompt lists; otherwise `answer` alone. The account, for labels
- * L1 … Ln (unless `account` writes another): all agree on "the problem is real"; L1 differs
- * from the rest on "the fix"; Ln alone raised "an edge case", kept.
+ * A synthesizer stand-in that does what the synthesis request asks: sent a `response_format`, it
+ * answers with one JSON object, `answer` and the account; when the prompt asks for the section,
+ * it writes `answer`, the marker line and the account; otherwise `answer` alone. The account names
+ * candidates by the labels the prompt lists, L1 … Ln (unless `account` writes another): all agree
+ * on "the problem is real"; L1 differs from the rest on "the fix"; Ln alone raised "an edge case", kept.
  */
 export function agreeingSynthesizer(
   answer: string,
   { account = accountFor, ...options }: { delayMs?: number; chunks?: number; account?: Account } = {},
 ): Behaviour {
-  return { fromRequest: (request) => ({ answer: agreeingReply(answer, promptOf(request), account), ...options }) };
+  return { fromRequest: (request) => ({ answer: agreeingReply(answer, request, account), ...options }) };
 }
 
 /** The account written for the labels the prompt lists, naming candidates by label. */
 type Account = (labels: string[]) => object;
 
-/** The reply to `prompt`: `answer`, and the account if the prompt asks for one. */
-export function agreeingReply(answer: string, prompt: string, account: Account = accountFor): string {
-  const labels = askedLabels(prompt);
+/** The reply to `request`: `answer`, and the account in the format asked, if one is. */
+export function agreeingReply(answer: string, request: RecordedRequest, account: Account = accountFor): string {
+  const labels = askedLabels(promptOf(request));
   if (!labels) return answer;
+  if (request.body.response_format) return JSON.stringify({ answer, agreement: account(labels) });
   return `${answer}\n\n${AGREEMENT_MARKER}\n${JSON.stringify(account(labels))}`;
 }
 
@@ -49,7 +50,6 @@ export function accountFor(labels: string[]) {
 
 /** The labels the prompt asks the account to name candidates by, or undefined when it asks for no account. */
 export function askedLabels(prompt: string): string[] | undefined {
-  if (!prompt.includes(AGREEMENT_MARKER)) return undefined;
   const listed = /by their labels \(([^)]*)\)/.exec(prompt);
   return listed?.[1]?.split(', ');
 }

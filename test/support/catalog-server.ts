@@ -58,7 +58,13 @@ export async function startCatalogServer(options: CatalogOptions): Promise<Catal
 /** A /models row as OpenRouter writes it, with only the fields we read and a few we do not. */
 export function modelRow(
   id: string,
-  extra: { created?: string; expiration_date?: string; alias_target?: string; pricing?: Record<string, string> } = {},
+  extra: {
+    created?: string;
+    expiration_date?: string;
+    alias_target?: string;
+    pricing?: Record<string, string>;
+    supported_parameters?: string[];
+  } = {},
 ): Record<string, unknown> {
   return {
     id,
@@ -69,5 +75,6 @@ export function modelRow(
     expiration_date: extra.expiration_date ?? null,
     ...(extra.alias_target ? { alias_target: { slug: extra.alias_target, name: extra.alias_target } } : {}),
     ...(extra.pricing ? { pricing: extra.pricing } : {}),
+    ...(extra.supported_parameters ? { supported_parameters: extra.supported_parameters } : {}),
   };
 }

@@ -77,6 +77,8 @@ export interface FakeOptions {
   models?: string[];
   /** Prices for GET /models, by model id, as OpenRouter writes them (strings of US dollars per token); 'missing': /models answers 404. */
   prices?: Record<string, Record<string, string>> | 'missing';
+  /** `supported_parameters` for GET /models, by model id (`structured_outputs`: it takes a JSON schema as `response_format`). */
+  parameters?: Record<string, string[]>;
   /** Serve HTTPS with this PEM key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string };
   /** The address to listen on; 127.0.0.1 unless given. */
@@ -136,9 +138,12 @@ export async function startFakeOpenRouter(options: FakeOptions = {}): Promise<Fa
       if (req.method === 'GET' && path === '/models') {
         const prices = options.prices;
         if (prices === 'missing') return sendJson(res, 404, { error: { code: 404, message: 'no route GET /models' } });
-        const ids = new Set([...(options.models ?? []), ...Object.keys(prices ?? {})]);
+        const parameters = options.parameters ?? {};
+        const ids = new Set([...(options.models ?? []), ...Object.keys(prices ?? {}), ...Object.keys(parameters)]);
         const pricing = (id: string) => (prices?.[id] ? { pricing: prices[id] } : {});
-        return sendJson(res, 200, { data: [...ids].map((id) => ({ id, canonical_slug: id, context_length: 128000, ...pricing(id) })) });
+        const takes = (id: string) => (parameters[id] ? { supported_parameters: parameters[id] } : {});
+        const row = (id: string) => ({ id, canonical_slug: id, context_length: 128000, ...pricing(id), ...takes(id) });
+        return sendJson(res, 200, { data: [...ids].map(row) });
       }
       if (req.method !== 'POST' || path !== '/chat/completions') {
         return sendJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });

@@ -41,12 +41,20 @@ export function readAgreement(section: string, shown: readonly CandidateLabel[])
   const start = section.indexOf('{');
   const end = section.lastIndexOf('}');
   if (start === -1 || end < start) return err('it holds no JSON object');
-  let json: unknown;
+  const json = parseJson(section.slice(start, end + 1));
+  return json.ok ? agreementFrom(json.value, shown) : json;
+}
+
+export function parseJson(text: string): Result<unknown, string> {
   try {
-    json = JSON.parse(section.slice(start, end + 1));
+    return ok(JSON.parse(text));
   } catch (caught) {
     return err(`its JSON does not parse (${(caught as Error).message})`);
   }
+}
+
+/** The account as the synthesizer wrote it (candidates by label), with each label made the model's id. */
+export function agreementFrom(json: unknown, shown: readonly CandidateLabel[]): Result<Agreement, string> {
   const parsed = writtenSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -15,7 +15,7 @@ function mayBecomeMarker(start: string): boolean {
   return bare.length <= AGREEMENT_MARKER.length ? AGREEMENT_MARKER.startsWith(bare) : isMarkerLine(bare);
 }
 
-interface SplitReply {
+export interface SplitReply {
   answer: string;
   section: string | undefined;
 }

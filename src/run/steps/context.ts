@@ -18,6 +18,8 @@ export interface RunDeps {
   synthesisMaxChars: number;
   /** Shared among a run's answers; the rest is only in their files. */
   keepChars: number;
+  /** Whether a model takes structured output (a JSON schema as `response_format`); without it, no model does. */
+  structuredOutput?: (model: string) => Promise<boolean>;
 }
 
 export interface StepContext {

@@ -1,4 +1,5 @@
 import type { Completion } from '../../openrouter/client.js';
+import type { AgreementFormat } from '../agreement/prompt.js';
 import { fanOut, type Settled } from '../fanout.js';
 import type { AnsweredRanker, ModelError, RankerRecord, RunStatus } from '../record.js';
 import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../strategies/anonymise.js';
@@ -26,8 +27,9 @@ export async function councilStep(context: StepContext): Promise<RunStatus> {
   run.council.done({
     aggregate: ranking.map(({ index, model, score, rankers, firsts }) => ({ index: index + 1, model, score, rankers, firsts })),
   });
-  const agreement = run.request.agreement !== false;
-  return finalStep(context, buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars, agreement));
+  const prompt = (agreement?: AgreementFormat) =>
+    buildCouncilSynthesisPrompt(problem, answers, ranking, run.id, deps.synthesisMaxChars, agreement);
+  return finalStep(context, run.request.agreement === false ? prompt() : prompt);
 }
 
 function plainSynthesis(context: StepContext, note: string): Promise<RunStatus> {

@@ -1,18 +1,23 @@
 import { monotonicNow } from '../../clock.js';
 import type { Completion } from '../../openrouter/client.js';
+import { agreementResponseFormat, type AgreementFormat } from '../agreement/prompt.js';
 import { replyReader } from '../agreement/reply.js';
 import { asUpstreamError } from '../fanout.js';
 import type { RunStatus, VerdictRecord } from '../record.js';
 import { buildJudgePrompt, parseJudgeReply, type JudgeVerdict } from '../strategies/judge.js';
 import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
-import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
+import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './context.js';
 
 type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };
+
+/** One prompt, or, where the account of agreement is asked, the prompt that asks it in a format. */
+export type FinalPrompt = BoundedPrompt | ((agreement: AgreementFormat) => BoundedPrompt);
 
 export function synthesizeStep(context: StepContext): Promise<RunStatus> {
   const { answers, reasonings, problem, deps, run } = context;
   const inputs = [...answers, ...reasonings].sort((a, b) => a.index - b.index);
-  return finalStep(context, buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars, run.request.agreement !== false));
+  const prompt = (agreement?: AgreementFormat) => buildSynthesisPrompt(problem, inputs, deps.synthesisMaxChars, agreement);
+  return finalStep(context, run.request.agreement === false ? prompt() : prompt);
 }
 
 /** final.md is the chosen answer with its fixes; the verdict names the candidate's model and the reason. */
@@ -36,21 +41,24 @@ function verdictRecord(verdict: JudgeVerdict): VerdictRecord {
 }
 
 /** Each synthesizer in turn until one answers, at the front of the limiter's queue: a run near its end must not wait behind new ones. */
-export async function finalStep({ run, deps, log, answers }: StepContext, prompt: BoundedPrompt, read?: ReadReply): Promise<RunStatus> {
+export async function finalStep({ run, deps, log, answers }: StepContext, asked: FinalPrompt, read?: ReadReply): Promise<RunStatus> {
   const stopped = stoppedStatus(run);
   if (stopped) return stopped;
-  const trimmed = prompt.trims.map((trim) => ({ model: trim.model, kept_chars: trim.keptChars, original_chars: trim.originalChars }));
   const allAnswered = answers.length === run.request.models.length;
   for (const model of run.request.synthesizers) {
+    const { prompt, agreement } = await promptFor(asked, model, deps);
+    const trimmed = prompt.trims.map((trim) => ({ model: trim.model, kept_chars: trim.keptChars, original_chars: trim.originalChars }));
     run.synthesizing(model, prompt.text.length, trimmed);
-    log.info({ phase: 'synthesis', strategy: run.request.strategy, model, promptChars: prompt.text.length }, 'synthesizing');
+    log.info({ phase: 'synthesis', strategy: run.request.strategy, model, promptChars: prompt.text.length, agreement }, 'synthesizing');
     let started = monotonicNow();
-    const reader = prompt.agreement && replyReader(prompt.agreement);
+    const reader = prompt.agreement && agreement && replyReader(prompt.agreement, agreement);
+    const chat = stepChat(run, model, prompt.text);
+    if (prompt.agreement && agreement === 'json') chat.responseFormat = agreementResponseFormat(prompt.agreement.map(({ label }) => label));
     try {
       const replied: Completion = await deps.limiter.run(
         () => {
           started = monotonicNow();
-          return deps.client.complete(stepChat(run, model, prompt.text), { signal: run.signal, ...(reader && { sink: reader.sink }) });
+          return deps.client.complete(chat, { signal: run.signal, ...(reader && { sink: reader.sink }) });
         },
         { signal: run.signal, urgent: true },
       );
@@ -76,4 +84,15 @@ export async function finalStep({ run, deps, log, answers }: StepContext, prompt
     }
   }
   return 'candidates_only';
+}
+
+/** Structured output where the synthesizer's model takes it, as GET /models says; else, or when that cannot be read, the section. */
+async function promptFor(
+  asked: FinalPrompt,
+  model: string,
+  deps: RunDeps,
+): Promise<{ prompt: BoundedPrompt; agreement?: AgreementFormat }> {
+  if (typeof asked !== 'function') return { prompt: asked };
+  const agreement = (await deps.structuredOutput?.(model)) ? 'json' : 'section';
+  return { prompt: asked(agreement), agreement };
 }

@@ -1,4 +1,4 @@
-import { agreementTask } from '../agreement/prompt.js';
+import { agreementTask, type AgreementFormat } from '../agreement/prompt.js';
 import { layoutPrompt } from '../synthesis.js';
 import type { Text } from '../../openrouter/text-parts.js';
 import {
@@ -42,14 +42,14 @@ export function buildRankingPrompt(
   return anonymousPrompt(others, render, maxChars);
 }
 
-/** Answers lettered as the rankers saw them, then the combined ranking. */
+/** Answers lettered as the rankers saw them, then the combined ranking; with `agreement`, the account asked in that format. */
 export function buildCouncilSynthesisPrompt(
   problem: string,
   answers: IndexedAnswer[],
   ranking: readonly AggregateEntry[],
   runId: string,
   maxChars: number,
-  agreement = false,
+  agreement?: AgreementFormat,
 ): StrategyPrompt {
   const lettered = anonymise(runId, answers);
   const render = (bodies: Text[]) =>
@@ -65,7 +65,12 @@ export function buildCouncilSynthesisPrompt(
         'the reviewers ranked higher, but judge every claim on its merits: a lower-ranked answer may hold the one correct detail. ' +
         'Correct mistakes, and where the candidates disagree, resolve the conflict with your own judgement. ' +
         'Answer the problem directly; do not mention the candidates, the ranking or this process.' +
-        (agreement ? `\n${agreementTask(lettered.map(({ label }) => label))}` : ''),
+        (agreement
+          ? `\n${agreementTask(
+              lettered.map(({ label }) => label),
+              agreement,
+            )}`
+          : ''),
     });
   const prompt = anonymousPrompt(lettered, render, maxChars);
   return agreement ? { ...prompt, agreement: lettered.map(({ label, model }) => ({ label, model })) } : prompt;
