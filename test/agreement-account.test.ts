@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readAgreement } from '../src/run/agreement/account.js';
-import { agreementTask } from '../src/run/agreement/prompt.js';
-import { replyReader } from '../src/run/agreement/reply.js';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
-import { buildSynthesisPrompt } from '../src/run/synthesis.js';
+import { readAgreement } from '../src/prompts/agreement/account.js';
+import { agreementTask } from '../src/prompts/agreement/prompt.js';
+import { replyReader } from '../src/prompts/agreement/reply.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
+import { buildSynthesisPrompt } from '../src/prompts/synthesis.js';
 
 const NUMBERED = [
   { label: '1', model: 'openai/gpt-5' },

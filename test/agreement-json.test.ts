@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { JsonReplySplitter } from '../src/run/agreement/json-reply.js';
-import { JsonStringDecoder } from '../src/run/agreement/json-string.js';
-import { replyReader } from '../src/run/agreement/reply.js';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
+import { JsonReplySplitter } from '../src/prompts/agreement/json-reply.js';
+import { JsonStringDecoder } from '../src/prompts/agreement/json-string.js';
+import { replyReader } from '../src/prompts/agreement/reply.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
 
 /** A lone half of a surrogate pair: a piece with one cannot be written as UTF-8 on its own. */
 const LONE_HALF = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGREEMENT_MARKER, SectionSplitter, isMarkerLine, splitReply } from '../src/run/agreement/section.js';
+import { AGREEMENT_MARKER, SectionSplitter, isMarkerLine, splitReply } from '../src/prompts/agreement/section.js';
 
 /** The reply pushed in `pieces`; what was passed on as the answer, piece by piece, and what the splitter made of it. */
 function streamed(pieces: string[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AgreementFormat } from '../src/run/agreement/prompt.js';
-import { replyReader } from '../src/run/agreement/reply.js';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
+import type { AgreementFormat } from '../src/prompts/agreement/prompt.js';
+import { replyReader } from '../src/prompts/agreement/reply.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
 import { fakeWithClient } from './support/fake-with-client.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agreementResponseFormat } from '../src/run/agreement/prompt.js';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
+import { agreementResponseFormat } from '../src/prompts/agreement/prompt.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
 import { agreeingSynthesizer, promptOf } from './support/agreeing-synthesizer.js';
 import { ask, byLetter, panelOn, runJson, showOrderRanker, standInAccount } from './support/agreement-panel.js';
 import { startFakeOpenRouter, type Behaviour, type FakeOpenRouter } from './support/fake-openrouter.js';

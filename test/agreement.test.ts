@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
 import { agreeingSynthesizer, promptOf } from './support/agreeing-synthesizer.js';
 import { ask, byLetter, panelOn, runJson, showOrderRanker, standInAccount } from './support/agreement-panel.js';
 import { startFakeOpenRouter, type Behaviour } from './support/fake-openrouter.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anonymise, candidateLabel, shuffle } from '../src/run/strategies/anonymise.js';
+import { anonymise, candidateLabel, shuffle } from '../src/prompts/anonymise.js';
 
 describe('candidateLabel', () => {
   it.each([

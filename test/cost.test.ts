@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AGREEMENT_PROMPT_TOKENS, agreementResponseFormat } from '../src/run/agreement/prompt.js';
+import { AGREEMENT_PROMPT_TOKENS, agreementResponseFormat } from '../src/prompts/agreement/prompt.js';
 import { CHARS_PER_TOKEN, STEP_FRAME_TOKENS, estimateTokens, worstCase } from '../src/run/cost.js';
-import { anonymise } from '../src/run/strategies/anonymise.js';
-import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/run/strategies/council.js';
-import { buildJudgePrompt } from '../src/run/strategies/judge.js';
-import { aggregateRankings } from '../src/run/strategies/ranking.js';
-import { buildSynthesisPrompt } from '../src/run/synthesis.js';
+import { anonymise } from '../src/prompts/anonymise.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/prompts/council.js';
+import { buildJudgePrompt } from '../src/prompts/judge.js';
+import { aggregateRankings } from '../src/prompts/ranking.js';
+import { buildSynthesisPrompt } from '../src/prompts/synthesis.js';
 import { ROUND_PRICES, plan } from './support/cost-plans.js';
 
 /** 1,000 input tokens plus the frame plus `answers` answers of 1,000 tokens. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { anonymise, type IndexedAnswer, type ShownCandidate } from '../src/run/strategies/anonymise.js';
-import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/run/strategies/council.js';
-import { aggregateRankings, parseRanking, type RankerVerdict } from '../src/run/strategies/ranking.js';
+import { anonymise, type IndexedAnswer, type ShownCandidate } from '../src/prompts/anonymise.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt } from '../src/prompts/council.js';
+import { aggregateRankings, parseRanking, type RankerVerdict } from '../src/prompts/ranking.js';
 
 const problem = 'Which sorting algorithm suits a nearly sorted array of 10^7 integers?';
 const runId = '2026-11-24T10-00-00.000Z_c0ffee00';

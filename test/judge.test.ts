@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexedAnswer, ShownCandidate } from '../src/run/strategies/anonymise.js';
-import { buildJudgePrompt, parseJudgeReply } from '../src/run/strategies/judge.js';
+import type { IndexedAnswer, ShownCandidate } from '../src/prompts/anonymise.js';
+import { buildJudgePrompt, parseJudgeReply } from '../src/prompts/judge.js';
 
 const problem = 'Is 2^61 - 1 prime? Show how you know.';
 const answers: IndexedAnswer[] = [

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { replyReader } from '../src/run/agreement/reply.js';
-import { AGREEMENT_MARKER } from '../src/run/agreement/section.js';
+import { replyReader } from '../src/prompts/agreement/reply.js';
+import { AGREEMENT_MARKER } from '../src/prompts/agreement/section.js';
 import type { Behaviour } from './support/fake-openrouter.js';
 import { fakeWithClient } from './support/fake-with-client.js';
 

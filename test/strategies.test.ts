@@ -2,7 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../src/run/record.js';
-import { anonymise } from '../src/run/strategies/anonymise.js';
+import { anonymise } from '../src/prompts/anonymise.js';
 import { startFakeOpenRouter, type Behaviour, type RecordedRequest } from './support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, tempDir, type Harness } from './support/harness.js';
 import { waitFor } from './support/wait.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSynthesisPrompt, fairCaps, type CandidateAnswer } from '../src/run/synthesis.js';
+import { buildSynthesisPrompt, fairCaps, type CandidateAnswer } from '../src/prompts/synthesis.js';
 
 /** A small deterministic generator, so the "random" sizes are the same on every run. */
 function lcg(seed: number) {

@@ -1,4 +1,4 @@
-import type { Agreement } from '../run/agreement/account.js';
+import type { Agreement } from '../prompts/agreement/account.js';
 import type { RunState } from '../run/record.js';
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { thousands } from '../text/locale-free.js';
 import type { RunView } from '../run/service.js';
-import { fairCaps } from '../run/synthesis.js';
+import { fairCaps } from '../prompts/synthesis.js';
 import { prefix } from '../run/view.js';
 
 /** A cap no answer reaches: for a reader that shows answers whole. */

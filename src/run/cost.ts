@@ -1,6 +1,6 @@
 import type { ModelPrice, PriceLookup } from '../openrouter/prices.js';
-import { AGREEMENT_PROMPT_TOKENS } from './agreement/prompt.js';
-import { COUNCIL_MIN_CANDIDATES } from './strategies/council.js';
+import { AGREEMENT_PROMPT_TOKENS } from '../prompts/agreement/prompt.js';
+import { COUNCIL_MIN_CANDIDATES } from '../prompts/council.js';
 import type { Strategy } from '../config/choices.js';
 
 // The most a call can cost, before it is made (SPEC §10): every model answers with all its

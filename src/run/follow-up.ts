@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../openrouter/chat-body.js';
-import { fairCaps } from './synthesis.js';
+import { fairCaps } from '../prompts/synthesis.js';
 import { prefix } from './view.js';
 
 /** For a follow-up (SPEC §10), each model continues its own conversation with the final answer in view. */

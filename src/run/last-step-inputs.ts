@@ -1,5 +1,5 @@
 import type { CandidateRecord } from './record.js';
-import type { IndexedAnswer } from './strategies/anonymise.js';
+import type { IndexedAnswer } from '../prompts/anonymise.js';
 
 /** Every answer held (by the candidate's 0-based index), and the reasoning of each model that gave reasoning but no answer, labelled so. */
 export function lastStepInputs(

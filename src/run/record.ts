@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
-import { agreementSchema } from './agreement/account.js';
+import { agreementSchema } from '../prompts/agreement/account.js';
 import { costSchema, councilSchema, modelErrorSchema, usageSchema, verdictSchema } from './record-strategy.js';
 import { RUN_STATUSES } from './status.js';
 

@@ -1,7 +1,7 @@
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
-import type { Agreement } from './agreement/account.js';
+import type { Agreement } from '../prompts/agreement/account.js';
 import { ChangeSignal } from './change-signal.js';
 import { CouncilRecorder } from './council-record.js';
 import { lastStepInputs } from './last-step-inputs.js';
@@ -19,7 +19,7 @@ import {
   type VerdictRecord,
 } from './record.js';
 import type { RunRequest } from './request.js';
-import type { IndexedAnswer } from './strategies/anonymise.js';
+import type { IndexedAnswer } from '../prompts/anonymise.js';
 import type { RunTexts } from './view.js';
 
 /**

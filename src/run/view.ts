@@ -1,7 +1,7 @@
 import { isHighSurrogate } from '../text/surrogate-pairs.js';
 import type { RunState } from './record.js';
 import type { RunView } from './service.js';
-import { fairCaps } from './synthesis.js';
+import { fairCaps } from '../prompts/synthesis.js';
 
 /** Held in memory or read from the run's folder; candidates' answers may be only their starts. */
 export interface RunTexts {

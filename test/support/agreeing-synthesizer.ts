@@ -1,4 +1,4 @@
-import { AGREEMENT_MARKER } from '../../src/run/agreement/section.js';
+import { AGREEMENT_MARKER } from '../../src/prompts/agreement/section.js';
 import type { Behaviour, RecordedRequest } from './fake-openrouter.js';
 
 /**

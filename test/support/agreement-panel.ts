@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Agreement } from '../../src/run/agreement/account.js';
+import type { Agreement } from '../../src/prompts/agreement/account.js';
 import type { RunRecord } from '../../src/run/record.js';
 import { promptOf } from './agreeing-synthesizer.js';
 import type { Behaviour, FakeOpenRouter } from './fake-openrouter.js';

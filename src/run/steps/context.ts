@@ -5,7 +5,7 @@ import type { Text } from '../../openrouter/text-parts.js';
 import type { Limiter } from '../limiter.js';
 import type { ModelError, RunStatus } from '../record.js';
 import type { Run } from '../run.js';
-import type { IndexedAnswer } from '../strategies/anonymise.js';
+import type { IndexedAnswer } from '../../prompts/anonymise.js';
 
 interface ChatCompleter {
   complete(chat: ChatRequest, options?: CallOptions): Promise<Completion>;

@@ -1,10 +1,10 @@
 import type { Completion } from '../../openrouter/client.js';
-import type { AgreementFormat } from '../agreement/prompt.js';
+import type { AgreementFormat } from '../../prompts/agreement/prompt.js';
 import { fanOut, type Settled } from '../fanout.js';
 import type { AnsweredRanker, ModelError, RankerRecord, RunStatus } from '../record.js';
-import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../strategies/anonymise.js';
-import { buildCouncilSynthesisPrompt, buildRankingPrompt, COUNCIL_MIN_CANDIDATES } from '../strategies/council.js';
-import { aggregateRankings, parseRanking, type RankerVerdict } from '../strategies/ranking.js';
+import { anonymise, type IndexedAnswer, type StrategyPrompt } from '../../prompts/anonymise.js';
+import { buildCouncilSynthesisPrompt, buildRankingPrompt, COUNCIL_MIN_CANDIDATES } from '../../prompts/council.js';
+import { aggregateRankings, parseRanking, type RankerVerdict } from '../../prompts/ranking.js';
 import { modelError, stepChat, stoppedStatus, type StepContext } from './context.js';
 import { finalStep, synthesizeStep } from './final.js';
 

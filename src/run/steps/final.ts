@@ -1,11 +1,11 @@
 import { monotonicNow } from '../../clock.js';
 import type { Completion } from '../../openrouter/client.js';
-import { agreementResponseFormat, type AgreementFormat } from '../agreement/prompt.js';
-import { replyReader } from '../agreement/reply.js';
+import { agreementResponseFormat, type AgreementFormat } from '../../prompts/agreement/prompt.js';
+import { replyReader } from '../../prompts/agreement/reply.js';
 import { asUpstreamError } from '../fanout.js';
 import type { RunStatus, VerdictRecord } from '../record.js';
-import { buildJudgePrompt, parseJudgeReply, type JudgeVerdict } from '../strategies/judge.js';
-import { buildSynthesisPrompt, type BoundedPrompt } from '../synthesis.js';
+import { buildJudgePrompt, parseJudgeReply, type JudgeVerdict } from '../../prompts/judge.js';
+import { buildSynthesisPrompt, type BoundedPrompt } from '../../prompts/synthesis.js';
 import { modelError, stepChat, stoppedStatus, type RunDeps, type StepContext } from './context.js';
 
 type ReadReply = (reply: string) => { answer: string; verdict: VerdictRecord };

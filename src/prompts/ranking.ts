@@ -1,4 +1,4 @@
-import { byCodeUnits } from '../../text/locale-free.js';
+import { byCodeUnits } from '../text/locale-free.js';
 import { labelList, type ShownCandidate } from './anonymise.js';
 import { candidateAt, fieldValue, plainLine } from './reply-lines.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { CandidateLabel } from '../agreement/account.js';
-import { boundedPrompt, type CandidateAnswer, type Trim } from '../synthesis.js';
-import { TextParts, type Text } from '../../openrouter/text-parts.js';
+import type { CandidateLabel } from './agreement/account.js';
+import { boundedPrompt, type CandidateAnswer, type Trim } from './synthesis.js';
+import { TextParts, type Text } from '../openrouter/text-parts.js';
 
 /** Judges and rankers see letters, never models, shuffled by the run id so no run favours the first model yet each shows one order. */
 export interface IndexedAnswer extends CandidateAnswer {

@@ -1,5 +1,5 @@
-import { layoutPrompt } from '../synthesis.js';
-import type { Text } from '../../openrouter/text-parts.js';
+import { layoutPrompt } from './synthesis.js';
+import type { Text } from '../openrouter/text-parts.js';
 import {
   anonymise,
   anonymousPrompt,

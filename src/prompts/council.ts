@@ -1,6 +1,6 @@
-import { agreementTask, type AgreementFormat } from '../agreement/prompt.js';
-import { layoutPrompt } from '../synthesis.js';
-import type { Text } from '../../openrouter/text-parts.js';
+import { agreementTask, type AgreementFormat } from './agreement/prompt.js';
+import { layoutPrompt } from './synthesis.js';
+import type { Text } from '../openrouter/text-parts.js';
 import {
   anonymise,
   anonymousPrompt,
