@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { withinMs } from '../clock.js';
 import type { RunStorage } from '../store/store.js';
-import { DEFAULT_OP_TIMEOUT_MS, withTimeLimit } from '../store/time-limit.js';
 import { packageVersion } from '../version.js';
 import { readOwnKernelView, readProcStat, type KernelView } from './proc-stat.js';
 import type { Owner } from './record.js';
@@ -9,15 +9,13 @@ import type { Owner } from './record.js';
 /** Enough to tell an owner's process from every other, alive or dead; run.json's Owner already has every field. */
 export type OwnerIdentity = Owner;
 
+/** Every wait has a limit, even on /proc. */
+const PROC_READ_MS = 5000;
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
 
-let ownView: { view: KernelView | undefined } | undefined;
-
-function kernelView(): KernelView | undefined {
-  ownView ??= { view: readOwnKernelView() };
-  return ownView.view;
-}
+let ownView: [KernelView | undefined] | undefined;
+const kernelView = (): KernelView | undefined => (ownView ??= [readOwnKernelView()])[0];
 
 /** Tells whether a run's owner is alive, never by the journal's age: a model may be silent for an hour. */
 export class Liveness {
@@ -52,8 +50,8 @@ export class Liveness {
   async processAlive(owner: OwnerIdentity): Promise<boolean> {
     if (this.ours.has(owner.instance)) return true;
     if (sameKernelView(owner)) {
-      const reading = withTimeLimit(DEFAULT_OP_TIMEOUT_MS, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
-      const stat = await reading.catch(() => null);
+      const read = (signal: AbortSignal) => readProcStat(owner.pid, signal);
+      const stat = await withinMs(PROC_READ_MS, read, () => new Error('/proc did not answer')).catch(() => null);
       // null: /proc could not be read, so the lease tells.
       if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
     }

@@ -1,9 +1,10 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { withinMs } from '../clock.js';
 import { Flusher } from './flusher.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
-import { withTimeLimit } from './time-limit.js';
+import { StoreError } from './store-error.js';
 
 /** What a store and its run folders share: the output and staging folders, the time limit, durability. */
 export class Disk {
@@ -19,8 +20,10 @@ export class Disk {
     this.flusher = durable ? new Flusher((file) => this.limit(`flushing ${file}`, (signal) => flushFile(file, signal))) : undefined;
   }
 
+  /** A file system can stop answering (a dead network mount): past the limit, `work`'s signal aborts, so it never lands late over something newer. */
   limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withTimeLimit(this.opTimeoutMs, what, work);
+    const ms = this.opTimeoutMs;
+    return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
   }
 
   /** Runs a step that puts a file at `target`; when a folder on its way was removed mid-run (ENOENT), makes them again and retries once. */
