@@ -14,13 +14,11 @@ const PROC_READ_MS = 5000;
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
 
-let ownView: [KernelView | undefined] | undefined;
-const kernelView = (): KernelView | undefined => (ownView ??= [readOwnKernelView()])[0];
-
 /** Tells whether a run's owner is alive, never by the journal's age: a model may be silent for an hour. */
 export class Liveness {
   private readonly ours = new Set<string>();
   private readonly running = new Set<string>();
+  private readonly view = readOwnKernelView();
 
   constructor(
     private readonly store: Pick<RunStorage, 'leaseFresh'> | undefined,
@@ -31,7 +29,7 @@ export class Liveness {
   newOwner(): OwnerIdentity {
     const instance = randomBytes(8).toString('hex');
     this.ours.add(instance);
-    return { pid: process.pid, host: os.hostname(), instance, ...kernelView(), version: packageVersion() };
+    return { pid: process.pid, host: os.hostname(), instance, ...this.view, version: packageVersion() };
   }
 
   runningHere(id: string, settled: Promise<void>): void {
@@ -49,7 +47,7 @@ export class Liveness {
    */
   async processAlive(owner: OwnerIdentity): Promise<boolean> {
     if (this.ours.has(owner.instance)) return true;
-    if (sameKernelView(owner)) {
+    if (sameKernelView(owner, this.view)) {
       const read = (signal: AbortSignal) => readProcStat(owner.pid, signal);
       const stat = await withinMs(PROC_READ_MS, read, () => new Error('/proc did not answer')).catch(() => null);
       // null: /proc could not be read, so the lease tells.
@@ -73,8 +71,7 @@ function pidExists(pid: number): boolean {
 }
 
 /** Whether `owner` was recorded by a process whose pid means the same here: this host, this boot, this PID namespace. */
-function sameKernelView(owner: OwnerIdentity): boolean {
-  const view = kernelView();
+function sameKernelView(owner: OwnerIdentity, view: KernelView | undefined): boolean {
   return (
     view !== undefined &&
     owner.host === os.hostname() &&
