@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import type { OpenRouterClient } from '../openrouter/client.js';
 import { priceCatalogFor } from '../openrouter/price-catalog.js';
 import { Redactor } from '../openrouter/redact.js';
-import { RunStore } from '../store/run-store.js';
+import { runStorage } from '../store/run-store.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { LocalRunService } from './local.js';
 import { Runs } from './runs.js';
@@ -17,7 +17,7 @@ export function localRuns(
   options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
 ): { runs: Runs; service: LocalRunService } {
   const redactor = new Redactor(config.apiKey);
-  const store = config.saveOutputs ? new RunStore(config.outputDir) : undefined;
+  const store = runStorage(config);
   const runs = new Runs({
     deps: {
       client,

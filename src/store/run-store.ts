@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Config } from '../config/config.js';
 import { RequestClaims } from './claims.js';
 import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
@@ -20,6 +21,11 @@ export interface StoreOptions {
   /** Flush each file to the disk soon after it appears, against power loss (see Flusher). */
   durable?: boolean;
   catchUp?: Backoff;
+}
+
+/** Where runs are kept under these settings (the one place that picks the store); undefined when saving is off. */
+export function runStorage(config: Pick<Config, 'saveOutputs' | 'outputDir'>): RunStorage | undefined {
+  return config.saveOutputs ? new RunStore(config.outputDir) : undefined;
 }
 
 /**
