@@ -3,13 +3,18 @@ import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
 import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
 import type { OwnerIdentity } from './liveness.js';
-import type { Owner } from './record.js';
-import { FOLLOW_MS, judge } from './reuse.js';
+import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
 import type { StoredRun } from './stored.js';
 import type { StoredRuns } from './stored-runs.js';
 
+/** The same request within this long of its run's end returns that run instead of paying again. */
+export const REUSE_MS = 10 * 60 * 1000;
+/** How long a claimant has to write its run's first journal entry. */
+const FOLLOW_MS = 10_000;
 const FOLLOW_POLL_MS = 20;
+/** A stopped run older than this is asked anew rather than resumed. */
+const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 /** Rounds of claiming before a request whose claimants keep dying is simply started. */
 const MAX_ROUNDS = 3;
 
@@ -97,4 +102,42 @@ async function follow(claim: Claim, { stored, liveRun }: ClaimContext): Promise<
     if (deadline.msLeft() === 0 || !(await stored.liveness.processAlive(owner))) return opened.ok ? { stored: opened.value } : undefined;
     await sleep(FOLLOW_POLL_MS);
   }
+}
+
+export function reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'updated_at'>): boolean {
+  if (!STATUS[record.status].reusable) return false;
+  return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+}
+
+type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true };
+
+/** A stopped run is taken over only when recent and of this very version; anything unreadable is a fresh start. */
+async function judge(
+  latest: Claim | undefined,
+  key: string,
+  runs: StoredRuns,
+  store: RunStorage,
+  version: string | undefined,
+): Promise<Verdict> {
+  if (!latest) return { fresh: true };
+  const claimant = latest.owner as Owner;
+  const opened = await runs.read(latest.run_id);
+  // No run there (yet): followed only while its claimant, alive, is making it; a damaged one cannot go on.
+  if (!opened.ok) {
+    const made = opened.error.kind === 'not_found' && (await starting(latest, store));
+    return made && (await runs.liveness.processAlive(claimant)) ? { follow: true } : { fresh: true };
+  }
+  const record = opened.value.effective();
+  if (record.request_key !== key) return { fresh: true };
+  // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
+  if (record.owner.instance !== claimant.instance && (await runs.liveness.processAlive(claimant))) return { follow: true };
+  if (reusable(record)) return { follow: true };
+  const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
+  return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
+}
+
+/** The folder is made before the claim, its first journal entry moments away. */
+async function starting(claim: Claim, store: RunStorage): Promise<boolean> {
+  if (!(Date.now() - Date.parse(claim.at) <= FOLLOW_MS)) return false;
+  return (await store.openRun(claim.run_id).catch(() => undefined)) !== undefined;
 }
