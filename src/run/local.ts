@@ -1,10 +1,18 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
 import { Deadline } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { OpenRouterClient } from '../openrouter/client.js';
+import { priceCatalogFor } from '../openrouter/price-catalog.js';
+import { Redactor } from '../openrouter/redact.js';
 import { err, ok, type Result } from '../result.js';
+import { runStorage } from '../store/run-store.js';
 import { isRunId, type RunStorage } from '../store/store.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
+import { createLimiter } from './limiter.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
-import type { Runs } from './runs.js';
+import { Runs } from './runs.js';
 import type {
   CancelOutcome,
   Listing,
@@ -19,6 +27,38 @@ import type {
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
 
+/** Runs executed in this process: one limiter, store, client and price catalog. */
+export function localRuns(
+  config: Config,
+  client: OpenRouterClient,
+  logger: Logger,
+  release?: () => Promise<void>,
+): { runs: Runs; service: LocalRunService } {
+  const redactor = new Redactor(config.apiKey);
+  const store = runStorage(config);
+  const runs = new Runs({
+    deps: {
+      client,
+      limiter: createLimiter(config.maxConcurrency),
+      logger,
+      synthesisMaxChars: config.synthesisMaxChars,
+      // Synthesis uses at most this much of an answer, and a result shows at most this much.
+      keepChars: Math.max(config.synthesisMaxChars, config.maxAnswerChars),
+    },
+    store,
+    upstream: upstreamIdentity(config),
+    admission: { prices: priceCatalogFor(client), maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
+    logger,
+    redact: (text) => redactor.secretIn(text),
+  });
+  return { runs, service: new LocalRunService(runs, store, release) };
+}
+
+/** The same prompt sent elsewhere, or with another key, is another request. */
+function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
+  return `${config.baseUrl} ${createHash('sha256').update(config.apiKey).digest('hex').slice(0, 16)}`;
+}
+
 /** A huge prompt makes a huge journal. */
 const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
 
@@ -27,10 +67,11 @@ export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,
     private readonly store: RunStorage | undefined,
-    readonly notice: string | undefined = undefined,
     /** The upstream client's connections. */
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
+
+  readonly notice = undefined;
 
   async start(request: RunRequest, options: StartOptions = {}): Promise<StartOutcome> {
     const started = await this.runs.start(request, options);

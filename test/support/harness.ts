@@ -8,7 +8,7 @@ import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { localRuns } from '../../src/run/local-runs.js';
+import { localRuns } from '../../src/run/local.js';
 import type { LocalRunService } from '../../src/run/local.js';
 import type { Runs } from '../../src/run/runs.js';
 import type { StartOutcome, Started } from '../../src/run/service.js';
