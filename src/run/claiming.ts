@@ -2,9 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
 import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
+import type { Admit, Admitted, AdmittedResume } from './admission.js';
 import type { OwnerIdentity } from './liveness.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
+import type { StartRefusal } from './start-refusal.js';
 import type { StoredRun } from './stored.js';
 import type { StoredRuns } from './stored-runs.js';
 
@@ -20,17 +22,15 @@ const MAX_ROUNDS = 3;
 
 export type Found = { live: Run } | { stored: StoredRun };
 
-export type Claimed<A, B, R> =
-  { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
-
-interface Admit<A, B, R> {
-  fresh(): Promise<Result<A, R>>;
-  resume(stopped: StoredRun): Promise<Result<B, R>>;
-}
+export type Claimed =
+  | { start: string; place?: RunPlace; admitted: Admitted }
+  | { resume: StoredRun; admitted: AdmittedResume }
+  | { follow: Found }
+  | { refused: StartRefusal };
 
 /** Leaves a claim's judgement untaken: the run may not start, and nobody is to follow it. */
-class NotAdmitted<R> {
-  constructor(readonly refusal: R) {}
+class NotAdmitted {
+  constructor(readonly refusal: StartRefusal) {}
 }
 
 interface ClaimContext {
@@ -44,16 +44,11 @@ interface ClaimContext {
  * Of processes asking the same request at once, only the claim's winner pays; the others follow
  * its run. A refused run leaves no claim, and a claimant that dies before its journal is claimed over.
  */
-export async function claimRequest<A, B, R>(
-  key: string,
-  context: ClaimContext,
-  fresh: boolean,
-  admit: Admit<A, B, R>,
-): Promise<Claimed<A, B, R>> {
+export async function claimRequest(key: string, context: ClaimContext, fresh: boolean, admit: Admit): Promise<Claimed> {
   const { store, stored, owner } = context;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
-    let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
+    let admission: { start: Admitted } | { resume: StoredRun; admitted: AdmittedResume } | undefined;
     // A new run's folder is made before its claim: a claim naming no folder names no run, and is taken over at once.
     let folder: Promise<RunPlace> | undefined;
     const taken = await store
@@ -71,7 +66,7 @@ export async function claimRequest<A, B, R>(
       })
       .catch(async (error: unknown) => {
         if (folder) await discard(folder);
-        if (error instanceof NotAdmitted) return { refused: error.refusal as R };
+        if (error instanceof NotAdmitted) return { refused: error.refusal };
         throw error;
       });
     if ('refused' in taken) return taken;
@@ -86,7 +81,7 @@ export async function claimRequest<A, B, R>(
 
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);
 
-function allowed<T, R>(admitted: Result<T, R>): T {
+function allowed<T>(admitted: Result<T, StartRefusal>): T {
   if (!admitted.ok) throw new NotAdmitted(admitted.error);
   return admitted.value;
 }
