@@ -50,7 +50,7 @@ class HeldAnswers extends RunStore {
               await released;
               return writer.finish();
             };
-            return held(fileName) ? { ...writer, finish } : writer;
+            return held(fileName) ? { write: (text: string) => writer.write(text), discard: () => writer.discard(), finish } : writer;
           };
         }
         const value: unknown = Reflect.get(target, property, target);
