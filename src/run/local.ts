@@ -122,7 +122,7 @@ export class LocalRunService implements RunService {
   async cancel(id: string, reason: string): Promise<CancelOutcome> {
     const run = isRunId(id) ? this.runs.liveRun(id) : undefined;
     if (run?.status === 'running') {
-      run.cancel(reason);
+      run.stop('cancelled', reason);
       return { stopped: true };
     }
     if (run) return { stopped: false, reason: `run ${id} is not running: it is ${run.status}` };

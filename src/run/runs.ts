@@ -102,7 +102,7 @@ export class Runs {
 
   /** Running runs are journaled as interrupted, for a later process to resume. */
   async interruptAll(reason = 'the process running it stopped'): Promise<void> {
-    for (const entry of this.entries.values()) entry.run?.interrupt(reason);
+    for (const entry of this.entries.values()) entry.run?.stop('interrupted', reason);
     await this.idle();
     await this.releaseLease();
   }

@@ -3,7 +3,7 @@ import type { RunPlace, RunStorage } from '../store/store.js';
 import { candidateFile } from './journal.js';
 import type { Liveness } from './liveness.js';
 import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
-import type { RunTexts } from './view.js';
+import type { RunTexts } from './service.js';
 import type { LookupError } from './service.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
