@@ -4,7 +4,7 @@ import { chmod, chown, lutimes, mkdir, open, readFile, readdir, stat, symlink, u
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Flusher } from '../src/store/flusher.js';
+import { Disk } from '../src/store/disk.js';
 import { RunStore, type RunFolder } from '../src/store/run-store.js';
 import { isRunId, newRunId } from '../src/store/store.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
@@ -155,7 +155,7 @@ describe('RunStore: run folders, files and the index', () => {
   });
 
   it('flushes a file written whole (final.md) to the disk, never an answer written piece by piece', async () => {
-    const published = vi.spyOn(Flusher.prototype, 'published');
+    const published = vi.spyOn(Disk.prototype, 'published');
     try {
       const folder = await new RunStore(await tempDir()).createRun();
       const answer = folder.writer('answer.md');

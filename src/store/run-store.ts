@@ -18,7 +18,7 @@ const DEFAULT_OP_TIMEOUT_MS = 5000;
 export interface StoreOptions {
   /** The time limit of each file operation, in ms. */
   opTimeoutMs?: number;
-  /** Flush each file to the disk soon after it appears, against power loss (see Flusher). */
+  /** Flush each file to the disk soon after it appears, against power loss (see Disk.published). */
   durable?: boolean;
   catchUp?: Backoff;
 }
