@@ -118,5 +118,5 @@ function socketReach(config: Config, version: string): ReachHost {
 async function loadRunsHere(config: Config, logger: Logger): Promise<RunService> {
   const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/local.js')]);
   const client = OpenRouterClient.fromConfig(config, logger);
-  return localRuns(config, client, logger, () => client.close()).service;
+  return localRuns(config, client, logger, { release: () => client.close() }).service;
 }

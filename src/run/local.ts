@@ -9,7 +9,7 @@ import { err, ok, type Result } from '../result.js';
 import { runStorage } from '../store/run-store.js';
 import { isRunId, type RunStorage } from '../store/store.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
-import { createLimiter } from './limiter.js';
+import { createLimiter, type Limiter } from './limiter.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
 import { Runs } from './runs.js';
@@ -32,14 +32,14 @@ export function localRuns(
   config: Config,
   client: OpenRouterClient,
   logger: Logger,
-  release?: () => Promise<void>,
+  options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
 ): { runs: Runs; service: LocalRunService } {
   const redactor = new Redactor(config.apiKey);
   const store = runStorage(config);
   const runs = new Runs({
     deps: {
       client,
-      limiter: createLimiter(config.maxConcurrency),
+      limiter: options.limiter ?? createLimiter(config.maxConcurrency),
       logger,
       synthesisMaxChars: config.synthesisMaxChars,
       // Synthesis uses at most this much of an answer, and a result shows at most this much.
@@ -51,7 +51,7 @@ export function localRuns(
     logger,
     redact: (text) => redactor.secretIn(text),
   });
-  return { runs, service: new LocalRunService(runs, store, release) };
+  return { runs, service: new LocalRunService(runs, store, options.notice, options.release) };
 }
 
 /** The same prompt sent elsewhere, or with another key, is another request. */
@@ -67,11 +67,10 @@ export class LocalRunService implements RunService {
   constructor(
     private readonly runs: Runs,
     private readonly store: RunStorage | undefined,
+    readonly notice: string | undefined = undefined,
     /** The upstream client's connections. */
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
-
-  readonly notice = undefined;
 
   async start(request: RunRequest, options: StartOptions = {}): Promise<StartOutcome> {
     const started = await this.runs.start(request, options);
@@ -125,15 +124,11 @@ export class LocalRunService implements RunService {
       run.stop('cancelled', reason);
       return { stopped: true };
     }
-    if (run) return { stopped: false, reason: `run ${id} is not running: it is ${run.status}` };
     const found = await this.watch(id, { waitMs: 0 });
     if (!found.ok) return { stopped: false, reason: found.error.message };
-    const { state } = found.value;
-    if (state.status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${state.status}` };
-    return {
-      stopped: false,
-      reason: `run ${id} is executed by another process (pid ${state.owner.pid} on ${state.owner.host}); stop it there`,
-    };
+    const { status, owner } = found.value.state;
+    if (status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${status}` };
+    return { stopped: false, reason: `run ${id} is executed by another process (pid ${owner.pid} on ${owner.host}); stop it there` };
   }
 
   /** An orphan folder (no journal, or a damaged one) is left out; a journal too large to read for a list is listed by its id. */
