@@ -12,7 +12,7 @@ import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { RunState } from '../run/record.js';
 import { STATUS } from '../run/status.js';
-import { runRequest } from '../run/request.js';
+import { runRequest } from '../mcp/run-request.js';
 import type { RunView } from '../run/service.js';
 import { packageVersion } from '../version.js';
 import { readAskInput, type AskInput } from './ask-input.js';

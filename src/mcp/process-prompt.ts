@@ -6,7 +6,7 @@ import { firstLine, refusalResult } from '../present/result.js';
 import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { StartRefusal } from '../run/start-refusal.js';
-import { runRequest } from '../run/request.js';
+import { runRequest } from '../mcp/run-request.js';
 import { answerWhenReady, stopOnUserCancel, type ToolContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
 import type { PlainCallAdapter } from './plain-calls.js';
