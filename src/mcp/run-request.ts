@@ -21,3 +21,9 @@ export function runRequest(prompt: string, settings: CallSettings, config: Confi
     ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
   };
 }
+
+/** A calling model may tighten the user's PARALLEL_LLM_MAX_COST_USD, never loosen it. */
+export function effectiveCeiling(callUsd: number | undefined, serverUsd: number | undefined): number | undefined {
+  if (callUsd === undefined) return serverUsd;
+  return serverUsd === undefined ? callUsd : Math.min(callUsd, serverUsd);
+}
