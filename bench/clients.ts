@@ -467,7 +467,7 @@ function whereTimeGoes(profile: CpuProfile): { busySamples: number; where: Array
       (names) =>
         names.some((n) =>
           [
-            'withTimeLimit',
+            'limit',
             'writeTemporary',
             'save',
             'claim',

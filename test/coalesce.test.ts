@@ -56,6 +56,14 @@ describe('CoalescingWriter', () => {
   });
 });
 
+/** Whether the file's latest content is known to be on disk, or was given up on. */
+async function clean(writer: CoalescingWriter, key: string): Promise<boolean> {
+  let flushed = false;
+  void writer.flushed(key).then(() => (flushed = true));
+  await Promise.resolve();
+  return flushed;
+}
+
 describe('CoalescingWriter: a write that catches up', () => {
   /** A disk that refuses every write while `full`, and records the times (on the fake clock) of every try. */
   function fullDisk() {
@@ -82,7 +90,7 @@ describe('CoalescingWriter: a write that catches up', () => {
     const { writer, state } = fullDisk();
     const started = Date.now();
     await expect(writer.write('run.json', 'finished', { catchUp: true })).rejects.toMatchObject({ code: 'ENOSPC' });
-    expect(writer.dirty('run.json')).toBe(true);
+    expect(await clean(writer, 'run.json')).toBe(false);
     let flushed = false;
     void writer.flushed('run.json').then(() => (flushed = true));
     await vi.advanceTimersByTimeAsync(30_000);
@@ -94,7 +102,7 @@ describe('CoalescingWriter: a write that catches up', () => {
     await vi.advanceTimersByTimeAsync(4000);
     expect(state.landed).toEqual(['finished']);
     expect(flushed).toBe(true);
-    expect(writer.dirty('run.json')).toBe(false);
+    expect(await clean(writer, 'run.json')).toBe(true);
   });
 
   it('tries a newer content at once in place of the one waiting to be tried again, which never lands', async () => {
@@ -104,7 +112,7 @@ describe('CoalescingWriter: a write that catches up', () => {
     await writer.write('run.json', 'step 2', { catchUp: true });
     await vi.advanceTimersByTimeAsync(60_000);
     expect(state.landed).toEqual(['step 2']);
-    expect(writer.dirty('run.json')).toBe(false);
+    expect(await clean(writer, 'run.json')).toBe(true);
   });
 
   it('starts again from 0.5 s after a content has landed', async () => {
@@ -113,7 +121,7 @@ describe('CoalescingWriter: a write that catches up', () => {
     await vi.advanceTimersByTimeAsync(1500);
     state.full = false;
     await vi.advanceTimersByTimeAsync(2000);
-    expect(writer.dirty('run.json')).toBe(false);
+    expect(await clean(writer, 'run.json')).toBe(true);
     state.full = true;
     state.tries.length = 0;
     await expect(writer.write('run.json', 'b', { catchUp: true })).rejects.toThrow();
@@ -121,11 +129,11 @@ describe('CoalescingWriter: a write that catches up', () => {
     expect(state.tries).toHaveLength(2);
   });
 
-  it('gives up on a write made without catchUp: it is not tried again and the file is no longer dirty', async () => {
+  it('gives up on a write made without catchUp: it is not tried again and the file is clean', async () => {
     const { writer, state } = fullDisk();
     await expect(writer.write('final.md', 'answer')).rejects.toThrow();
     await writer.flushed('final.md');
-    expect(writer.dirty('final.md')).toBe(false);
+    expect(await clean(writer, 'final.md')).toBe(true);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(state.tries).toHaveLength(1);
   });

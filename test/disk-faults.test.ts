@@ -15,7 +15,7 @@ const mode = async (file: string) => (await stat(file)).mode & 0o777;
 const staged = (root: string) => readdir(path.join(root, '.staging'));
 
 describe('a folder removed mid-run is made again, and the write lands', () => {
-  it('re-makes a removed run folder (0700) for a whole write, a journal, an exclusive create and a streamed answer', async () => {
+  it('re-makes a removed run folder (0700) for a whole write, a journal and a streamed answer', async () => {
     const root = await tempDir();
     const folder = await new RunStore(root).createRun();
     const streamed = folder.writer('candidate-1_a.md');
@@ -24,13 +24,12 @@ describe('a folder removed mid-run is made again, and the write lands', () => {
 
     await folder.write('final.md', 'the answer');
     await folder.write('run.json', '{"step":2}', { catchUp: true });
-    expect(await folder.createExclusive('claim.json', '{}')).toBe(true);
     streamed.write('answer');
     await streamed.finish();
 
     expect(await mode(folder.dir)).toBe(0o700);
     expect(await readFile(path.join(folder.dir, 'candidate-1_a.md'), 'utf8')).toBe('streamed answer');
-    expect((await readdir(folder.dir)).sort()).toEqual(['candidate-1_a.md', 'claim.json', 'final.md', 'run.json']);
+    expect((await readdir(folder.dir)).sort()).toEqual(['candidate-1_a.md', 'final.md', 'run.json']);
     expect(await staged(root)).toEqual([]);
   });
 
@@ -72,14 +71,13 @@ describe('a folder removed mid-run is made again, and the write lands', () => {
     // A link to a folder that does not exist: the write finds no folder, and must not make one where the link leads.
     await symlink(path.join(elsewhere, 'missing'), folder.dir);
     await expect(folder.write('final.md', 'the answer')).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE' });
-    await expect(folder.createExclusive('claim.json', '{}')).rejects.toMatchObject({ code: 'ERR_STORE_UNSAFE' });
     expect(await readdir(elsewhere)).toEqual([]);
     expect(await staged(root)).toEqual([]);
   });
 });
 
 describe('EACCES leaves no temporary file behind', () => {
-  const title = 'for a whole write, a journal, an exclusive create and a streamed answer, into a run folder made read-only mid-run';
+  const title = 'for a whole write, a journal and a streamed answer, into a run folder made read-only mid-run';
   it.skipIf(process.platform === 'win32')(title, async (context) => {
     const root = await tempDir();
     const writer = path.join(projectRoot, 'test', 'support', 'eacces-writer.ts');
@@ -94,8 +92,7 @@ describe('EACCES leaves no temporary file behind', () => {
       throw outcome;
     }
     const report = JSON.parse(outcome.stdout);
-    for (const name of ['whole', 'journal', 'exclusive', 'streamed'])
-      expect(report[name], name).toEqual({ outcome: 'EACCES', staging: [] });
+    for (const name of ['whole', 'journal', 'streamed']) expect(report[name], name).toEqual({ outcome: 'EACCES', staging: [] });
   });
 });
 
@@ -105,7 +102,7 @@ describe('the journal catches up once the disk takes writes again', () => {
     if (typeof tmpfs === 'object') await tmpfs.unmount();
   });
 
-  it('rewrites the latest run.json after ENOSPC clears, with no new step, and says it is dirty until then', async (context) => {
+  it('rewrites the latest run.json after ENOSPC clears, with no new step, and is not flushed until then', async (context) => {
     tmpfs = await mountTmpfs(512);
     if (typeof tmpfs === 'string') {
       console.warn(`skipped: ${tmpfs}`);
@@ -122,15 +119,15 @@ describe('the journal catches up once the disk takes writes again', () => {
     // Each try makes its temporary file in the staging folder and removes it: two changes a try.
     const threeTries = changesIn(path.join(root, '.staging'), 6);
     await expect(folder.write('run.json', finished, { catchUp: true })).rejects.toMatchObject({ code: 'ENOSPC' });
-    expect(folder.dirty('run.json')).toBe(true);
+    let flushed = false;
+    void folder.flushed('run.json').then(() => (flushed = true));
     // Tried again and again meanwhile, and still refused.
     await threeTries;
-    expect(folder.dirty('run.json')).toBe(true);
+    expect(flushed).toBe(false);
     expect(JSON.parse(await readFile(journal, 'utf8'))).toEqual({ status: 'running' });
 
     await unlink(filler);
     await within(5000, folder.flushed('run.json'));
-    expect(folder.dirty('run.json')).toBe(false);
     expect(await readFile(journal, 'utf8')).toBe(finished);
     expect(await staged(root)).toEqual([]);
   });

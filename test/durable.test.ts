@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
-import { readOwnKernelView, readProcStat } from '../src/run/proc-stat.js';
+import { readOwnKernelView, readProcStat } from '../src/run/liveness.js';
 import { RunFolder } from '../src/store/run-store.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';

@@ -1,17 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FLUSH_DELAY_MS, Flusher } from '../src/store/flusher.js';
+import { Disk, FLUSH_DELAY_MS } from '../src/store/disk.js';
 
-describe('Flusher', () => {
+/** A durable disk that records the files it flushes instead of flushing them (failing each, with `fails`). */
+class FlushRecorder extends Disk {
+  readonly flushed: string[] = [];
+
+  constructor(private readonly fails: boolean) {
+    super('/nowhere', 5000, true);
+  }
+
+  override limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (!what.startsWith('flushing ')) return super.limit(what, work);
+    this.flushed.push(what.slice('flushing '.length));
+    return this.fails ? Promise.reject(new Error(`EIO ${what}`)) : Promise.resolve(undefined as T);
+  }
+}
+
+describe('a durable disk flushes what it publishes', () => {
   beforeEach(() => void vi.useFakeTimers());
   afterEach(() => void vi.useRealTimers());
 
   const recording = (fails = false) => {
-    const flushed: string[] = [];
-    const flusher = new Flusher(async (file) => {
-      flushed.push(file);
-      if (fails) throw new Error(`EIO flushing ${file}`);
-    });
-    return { flusher, flushed };
+    const flusher = new FlushRecorder(fails);
+    return { flusher, flushed: flusher.flushed };
   };
 
   it('flushes a file rewritten again and again once, when its delay is up, and not before', async () => {

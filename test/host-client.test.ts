@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Deadline } from '../src/clock.js';
 import { RunHostClient } from '../src/host/client.js';
 import { RunHandle } from '../src/run/handle.js';
-import { runRequest } from '../src/run/request.js';
+import { runRequest } from '../src/mcp/run-request.js';
 import { silentLogger } from './support/client.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { harnessesClosedAfterEach, mustStart } from './support/harness.js';

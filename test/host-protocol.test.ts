@@ -5,7 +5,7 @@ import { RunHostClient } from '../src/host/client.js';
 import { HostRunService } from '../src/host/host-run-service.js';
 import { serveClient } from '../src/host/serve.js';
 import { MAX_LINE_BYTES } from '../src/text/line-splitter.js';
-import { runRequest } from '../src/run/request.js';
+import { runRequest } from '../src/mcp/run-request.js';
 import type { RunService, WatchOptions } from '../src/run/service.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { silentLogger } from './support/client.js';

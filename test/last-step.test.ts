@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config/config.js';
 import { priceCatalogFor } from '../src/openrouter/price-catalog.js';
 import { createLimiter } from '../src/run/limiter.js';
 import type { RunRecord } from '../src/run/record.js';
-import { runRequest } from '../src/run/request.js';
+import { runRequest } from '../src/mcp/run-request.js';
 import type { Run } from '../src/run/run.js';
 import { Runs } from '../src/run/runs.js';
 import { RunStore, type RunFolder } from '../src/store/run-store.js';
@@ -50,7 +50,7 @@ class HeldAnswers extends RunStore {
               await released;
               return writer.finish();
             };
-            return held(fileName) ? { ...writer, finish } : writer;
+            return held(fileName) ? { write: (text: string) => writer.write(text), discard: () => writer.discard(), finish } : writer;
           };
         }
         const value: unknown = Reflect.get(target, property, target);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
-import { requestKey, runRequest, type RunRequest } from '../src/run/request.js';
+import { requestKey, type RunRequest } from '../src/run/request.js';
+import { runRequest } from '../src/mcp/run-request.js';
 import { requestSchema } from '../src/run/request-schema.js';
 
 const request: RunRequest = {

@@ -4,7 +4,7 @@ import { chmod, chown, lutimes, mkdir, open, readFile, readdir, stat, symlink, u
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Flusher } from '../src/store/flusher.js';
+import { Disk } from '../src/store/disk.js';
 import { RunStore, type RunFolder } from '../src/store/run-store.js';
 import { isRunId, newRunId } from '../src/store/store.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
@@ -154,17 +154,15 @@ describe('RunStore: run folders, files and the index', () => {
     expect(JSON.parse((await folder.read('run.json', 1000))!)).toEqual({ step: 39 });
   });
 
-  it('flushes a file written piece by piece to the disk once it has its name, when asked to (final.md), as a file written whole', async () => {
-    const published = vi.spyOn(Flusher.prototype, 'published');
+  it('flushes a file written whole (final.md) to the disk, never an answer written piece by piece', async () => {
+    const published = vi.spyOn(Disk.prototype, 'published');
     try {
       const folder = await new RunStore(await tempDir()).createRun();
       const answer = folder.writer('answer.md');
       answer.write('streamed');
       await answer.finish();
-      const final = folder.writer('final.md', { flush: true });
-      final.write('synthesized');
-      const file = await final.finish();
-      // Only final.md: an answer of any length is not flushed.
+      const file = await folder.write('final.md', 'synthesized');
+      // An answer of any length is not flushed.
       expect(published.mock.calls.map(([target]) => target)).toEqual([file]);
     } finally {
       published.mockRestore();
@@ -185,14 +183,6 @@ describe('RunStore: run folders, files and the index', () => {
     await dropped.discard();
     expect(await readdir(folder.dir)).toEqual(['answer.md']);
     expect(await readdir(path.join(store.rootDir, '.staging'))).toEqual([]);
-  });
-
-  it('creates a file exclusively: exactly one of several racing callers makes it, with its whole content', async () => {
-    const folder = await new RunStore(await tempDir()).createRun();
-    const made = await Promise.all(['a', 'b', 'c', 'd'].map((who) => folder.createExclusive('synthesis.claim', who)));
-    expect(made.filter(Boolean)).toHaveLength(1);
-    expect(await folder.read('synthesis.claim', 10)).toBe(['a', 'b', 'c', 'd'][made.indexOf(true)]);
-    expect(await folder.createExclusive('synthesis.claim', 'late')).toBe(false);
   });
 
   it('opens an existing run by id, and nothing else: no malformed id, no link, no file, no absent folder', async () => {

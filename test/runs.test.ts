@@ -6,7 +6,7 @@ import type { StructuredResult } from '../src/present/output-schema.js';
 import { Deadline } from '../src/clock.js';
 import { RunHandle } from '../src/run/handle.js';
 import { Run } from '../src/run/run.js';
-import { readProcStat } from '../src/run/proc-stat.js';
+import { readProcStat } from '../src/run/liveness.js';
 import { RunFolder } from '../src/store/run-store.js';
 import type { Owner, RunRecord } from '../src/run/record.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';

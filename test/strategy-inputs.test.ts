@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { strategyInputShape } from '../src/mcp/strategy-inputs.js';
-import { effectiveCeiling } from '../src/run/ceiling.js';
+import { effectiveCeiling } from '../src/mcp/run-request.js';
 
 const schema = z.object(strategyInputShape);
 

@@ -4,7 +4,7 @@ import { Deadline } from '../src/clock.js';
 import { RunTaskStore } from '../src/mcp/tasks.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { RunHandle } from '../src/run/handle.js';
-import { runRequest } from '../src/run/request.js';
+import { runRequest } from '../src/mcp/run-request.js';
 import { startFakeOpenRouter } from './support/fake-openrouter.js';
 import { collected } from './support/gc.js';
 import { callTool, harnessesClosedAfterEach, mustStart, tempDir, type Harness, type startHarness } from './support/harness.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { callSettingsShape } from '../mcp/input-schema.js';
 import { err, ok, type Result } from '../result.js';
-import type { CallSettings } from '../run/request.js';
+import type { CallSettings } from '../mcp/run-request.js';
 import type { OptionTypes, OptionValues } from './command-line.js';
 
 export interface AskOptions {

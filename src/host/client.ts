@@ -116,7 +116,7 @@ function socketReach(config: Config, version: string): ReachHost {
 
 /** Loaded only when needed: a relay never loads the code that runs runs. */
 async function loadRunsHere(config: Config, logger: Logger): Promise<RunService> {
-  const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/local-runs.js')]);
+  const [{ OpenRouterClient }, { localRuns }] = await Promise.all([import('../openrouter/client.js'), import('../run/local.js')]);
   const client = OpenRouterClient.fromConfig(config, logger);
   return localRuns(config, client, logger, { release: () => client.close() }).service;
 }

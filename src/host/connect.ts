@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +8,8 @@ import { ensureHostDir, removeOwnHostFile, socketProblem, type HostPaths } from 
 import { HostRunService } from './host-run-service.js';
 import { RUNTIME_FLAGS } from './runtime-flags.js';
 import { connect } from './socket.js';
-import { NOFOLLOW } from '../store/open-flags.js';
+import { openNew } from '../store/files.js';
+import { unlessCode } from '../store/private-dir.js';
 
 /** How long a client waits for a run host to be there: started by itself or by another client. */
 const START_MS = 10_000;
@@ -73,14 +73,10 @@ async function startHost(paths: HostPaths, deadline: Deadline): Promise<Started>
 }
 
 async function takeLock(lock: string): Promise<boolean> {
-  try {
-    const handle = await open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-    await handle.writeFile(`${JSON.stringify({ pid: process.pid, at: new Date().toISOString() })}\n`).finally(() => handle.close());
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  const handle = await openNew(lock).catch(unlessCode('EEXIST'));
+  if (!handle) return false;
+  await handle.writeFile(`${JSON.stringify({ pid: process.pid, at: new Date().toISOString() })}\n`).finally(() => handle.close());
+  return true;
 }
 
 /** Whether the lock's holder is dead or has held it far longer than a start takes. */
@@ -89,12 +85,10 @@ export async function staleLock(lock: string): Promise<boolean> {
   if (!info) return false;
   const age = Date.now() - info.mtimeMs;
   if (age > STALE_LOCK_MS) return true;
-  let pid: unknown;
-  try {
-    pid = (JSON.parse(await readFile(lock, 'utf8')) as { pid?: unknown }).pid;
-  } catch {
-    pid = undefined;
-  }
+  const readPid = (text: string) => (JSON.parse(text) as { pid?: unknown }).pid;
+  const pid = await readFile(lock, 'utf8')
+    .then(readPid)
+    .catch(() => undefined);
   // A starter writes its pid as it makes the lock: one still without it after a second was left half-made by a starter that died.
   if (typeof pid !== 'number') return age > HALF_MADE_LOCK_MS;
   try {

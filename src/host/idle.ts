@@ -8,6 +8,8 @@ export interface HostLoad {
   running: number;
 }
 
+const quiet = ({ clients, running }: HostLoad): boolean => clients === 0 && running === 0;
+
 /**
  * Stops the run host once it has had no run and no client for `idleMs`. Only while runs run does
  * it look by the clock (their end has no event), so an idle host costs a laptop no wake-ups.
@@ -21,23 +23,13 @@ export class IdleStop {
     private readonly stop: () => void,
   ) {}
 
-  /** A client came or went, or a run started. */
+  /** A client came or went, or a run started. Clients and no run: nothing to wait for until a client leaves, which checks again. */
   readonly check = (): void => {
     clearTimeout(this.timer);
-    this.timer = undefined;
     const { clients, running } = this.load();
-    if (running > 0) this.after(Math.max(MIN_LOOK_MS, Math.min(RUNS_LOOK_MS, this.idleMs)), this.check);
-    else if (clients === 0) this.after(this.idleMs, () => (this.quiet() ? this.stop() : this.check()));
-    // Clients and no run: nothing to wait for until a client leaves, which checks again.
+    if (running > 0) this.timer = setTimeout(this.check, Math.max(MIN_LOOK_MS, Math.min(RUNS_LOOK_MS, this.idleMs)));
+    else if (clients === 0) this.timer = setTimeout(() => (quiet(this.load()) ? this.stop() : this.check()), this.idleMs);
+    else this.timer = undefined;
+    this.timer?.unref();
   };
-
-  private quiet(): boolean {
-    const { clients, running } = this.load();
-    return clients === 0 && running === 0;
-  }
-
-  private after(ms: number, then: () => void): void {
-    this.timer = setTimeout(then, ms);
-    this.timer.unref();
-  }
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
 import { OpenRouterClient } from '../openrouter/client.js';
-import { localRuns } from '../run/local-runs.js';
+import { localRuns } from '../run/local.js';
 import { packageVersion } from '../version.js';
 import { IdleStop } from './idle.js';
 import { ensureHostDir, hostPaths, removeOwnHostFile } from './paths.js';

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { withinMs } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { removeOwnFile } from '../store/files.js';
 import { makeDirs, ownedByUs } from '../store/private-dir.js';
-import { withTimeLimit } from '../store/time-limit.js';
 
 /** Unix sockets take paths of at most 107 bytes on Linux (103 on macOS): past that, no host. */
 const MAX_SOCKET_PATH_BYTES = 100;
@@ -71,13 +71,15 @@ function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
 
 /** Each step on the host's folder has this long: a hung file system must not hang a client. */
 const STEP_MS = 5000;
+const withinStep = (what: string, work: (signal: AbortSignal) => Promise<void>) =>
+  withinMs(STEP_MS, work, () => new Error(`${what}: the file system did not answer within ${STEP_MS} ms`));
 
 /**
  * Makes the run host's folder (0700) or checks the one there: the socket in it runs paid requests
  * on the user's key, so it must be a real folder of the user's that no one else can enter.
  */
 export async function ensureHostDir(dir: string): Promise<void> {
-  await withTimeLimit(STEP_MS, `making ${dir}`, async (signal) => {
+  await withinStep(`making ${dir}`, async (signal) => {
     await makeDirs(dir, signal);
     const info = await lstat(dir);
     if (info.isSymbolicLink() || !info.isDirectory()) throw new Error(`${dir} is not a folder`);
@@ -88,5 +90,5 @@ export async function ensureHostDir(dir: string): Promise<void> {
 
 /** Removes a socket or lock file of ours, never anything else, never through a link. */
 export async function removeOwnHostFile(file: string, kind: 'socket' | 'file'): Promise<void> {
-  await withTimeLimit(STEP_MS, `removing ${file}`, () => removeOwnFile(file, kind));
+  await withinStep(`removing ${file}`, () => removeOwnFile(file, kind));
 }

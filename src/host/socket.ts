@@ -1,5 +1,6 @@
 import { chmod } from 'node:fs/promises';
 import net from 'node:net';
+import { withinMs } from '../clock.js';
 
 const PROBE_MS = 1000;
 
@@ -18,30 +19,21 @@ export async function listen(server: net.Server, socket: string): Promise<void> 
 
 /** A connection to the socket within `ms`, or the error that refused it. */
 export function connect(socket: string, ms = PROBE_MS): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const connection = net.connect(socket);
-    const timer = setTimeout(() => {
-      connection.destroy();
-      reject(Object.assign(new Error(`no answer on ${socket} within ${ms} ms`), { code: 'ETIMEDOUT' }));
-    }, ms);
-    connection.once('connect', () => {
-      clearTimeout(timer);
-      connection.off('error', failed);
-      resolve(connection);
+  const silent = () => Object.assign(new Error(`no answer on ${socket} within ${ms} ms`), { code: 'ETIMEDOUT' });
+  const connecting = (signal: AbortSignal) =>
+    new Promise<net.Socket>((resolve, reject) => {
+      const connection = net.connect({ path: socket, signal });
+      connection.once('error', reject);
+      connection.once('connect', () => {
+        connection.off('error', reject);
+        resolve(connection);
+      });
     });
-    const failed = (error: Error) => {
-      clearTimeout(timer);
-      reject(error);
-    };
-    connection.once('error', failed);
-  });
+  return withinMs(ms, connecting, silent);
 }
 
 export async function answers(socket: string): Promise<boolean> {
-  try {
-    (await connect(socket)).destroy();
-    return true;
-  } catch {
-    return false;
-  }
+  const connection = await connect(socket).catch(() => undefined);
+  connection?.destroy();
+  return connection !== undefined;
 }

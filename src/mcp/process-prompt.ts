@@ -3,10 +3,9 @@ import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/ta
 import type { z } from 'zod';
 import { monotonicNow } from '../clock.js';
 import { firstLine, refusalResult } from '../present/result.js';
-import { effectiveCeiling } from '../run/ceiling.js';
 import { RunHandle } from '../run/handle.js';
 import type { StartRefusal } from '../run/start-refusal.js';
-import { runRequest } from '../run/request.js';
+import { effectiveCeiling, runRequest } from './run-request.js';
 import { answerWhenReady, stopOnUserCancel, type ToolContext } from './answer.js';
 import type { processPromptShape } from './input-schema.js';
 import type { PlainCallAdapter } from './plain-calls.js';

@@ -81,18 +81,23 @@ async function followUp(
   return ok({ earlier, warnings });
 }
 
-/** A resumed run pays only for the answers it cannot read back. */
+/** Whether a request may start, or a stopped run resume: decided before anything is paid. */
+export interface Admit {
+  fresh(): Promise<Result<Admitted, StartRefusal>>;
+  /** A resumed run pays only for the answers it cannot read back. */
+  resume(stopped: StoredRun): Promise<Result<AdmittedResume, StartRefusal>>;
+}
+
 export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources, keepChars: number) {
   const withEarlier = { ...deps, earlierRun: (id: string) => readEarlierRun(id, sources, deps.maxPromptChars) };
-  return {
-    fresh: (request: RunRequest, ceilingUsd: number | undefined): Promise<Result<Admitted, StartRefusal>> =>
-      admit(request, ceilingUsd, [], withEarlier),
-    async resume(request: RunRequest, ceilingUsd: number | undefined, stopped: StoredRun): Promise<Result<AdmittedResume, StartRefusal>> {
+  return (request: RunRequest, ceilingUsd: number | undefined): Admit => ({
+    fresh: () => admit(request, ceilingUsd, [], withEarlier),
+    async resume(stopped) {
       const saved = await savedRun(stopped, keepChars);
       const admitted = await admit(request, ceilingUsd, [...saved.answers.keys()], withEarlier);
       return admitted.ok ? ok({ ...admitted.value, resumed: saved }) : admitted;
     },
-  };
+  });
 }
 
 /** An answer the journal names but whose file cannot be read is asked again. */

@@ -19,12 +19,6 @@ interface LowerMaxTokens {
   totalUsd: number;
 }
 
-/** A calling model may tighten the user's PARALLEL_LLM_MAX_COST_USD, never loosen it. */
-export function effectiveCeiling(callUsd: number | undefined, serverUsd: number | undefined): number | undefined {
-  if (callUsd === undefined) return serverUsd;
-  return serverUsd === undefined ? callUsd : Math.min(callUsd, serverUsd);
-}
-
 export function fitCeiling(plan: CostPlan, prices: PriceSource, ceilingUsd: number): Result<WorstCase, CostRefusal> {
   const shape = shapeOf(plan);
   const worst = estimate(shape, prices);

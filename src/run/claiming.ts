@@ -2,30 +2,35 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
 import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
+import type { Admit, Admitted, AdmittedResume } from './admission.js';
 import type { OwnerIdentity } from './liveness.js';
-import type { Owner } from './record.js';
-import { FOLLOW_MS, judge } from './reuse.js';
+import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
+import type { StartRefusal } from './start-refusal.js';
 import type { StoredRun } from './stored.js';
 import type { StoredRuns } from './stored-runs.js';
 
+/** The same request within this long of its run's end returns that run instead of paying again. */
+export const REUSE_MS = 10 * 60 * 1000;
+/** How long a claimant has to write its run's first journal entry. */
+const FOLLOW_MS = 10_000;
 const FOLLOW_POLL_MS = 20;
+/** A stopped run older than this is asked anew rather than resumed. */
+const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 /** Rounds of claiming before a request whose claimants keep dying is simply started. */
 const MAX_ROUNDS = 3;
 
 export type Found = { live: Run } | { stored: StoredRun };
 
-export type Claimed<A, B, R> =
-  { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
-
-interface Admit<A, B, R> {
-  fresh(): Promise<Result<A, R>>;
-  resume(stopped: StoredRun): Promise<Result<B, R>>;
-}
+export type Claimed =
+  | { start: string; place?: RunPlace; admitted: Admitted }
+  | { resume: StoredRun; admitted: AdmittedResume }
+  | { follow: Found }
+  | { refused: StartRefusal };
 
 /** Leaves a claim's judgement untaken: the run may not start, and nobody is to follow it. */
-class NotAdmitted<R> {
-  constructor(readonly refusal: R) {}
+class NotAdmitted {
+  constructor(readonly refusal: StartRefusal) {}
 }
 
 interface ClaimContext {
@@ -39,16 +44,11 @@ interface ClaimContext {
  * Of processes asking the same request at once, only the claim's winner pays; the others follow
  * its run. A refused run leaves no claim, and a claimant that dies before its journal is claimed over.
  */
-export async function claimRequest<A, B, R>(
-  key: string,
-  context: ClaimContext,
-  fresh: boolean,
-  admit: Admit<A, B, R>,
-): Promise<Claimed<A, B, R>> {
+export async function claimRequest(key: string, context: ClaimContext, fresh: boolean, admit: Admit): Promise<Claimed> {
   const { store, stored, owner } = context;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const id = newRunId();
-    let admission: { start: A } | { resume: StoredRun; admitted: B } | undefined;
+    let admission: { start: Admitted } | { resume: StoredRun; admitted: AdmittedResume } | undefined;
     // A new run's folder is made before its claim: a claim naming no folder names no run, and is taken over at once.
     let folder: Promise<RunPlace> | undefined;
     const taken = await store
@@ -66,7 +66,7 @@ export async function claimRequest<A, B, R>(
       })
       .catch(async (error: unknown) => {
         if (folder) await discard(folder);
-        if (error instanceof NotAdmitted) return { refused: error.refusal as R };
+        if (error instanceof NotAdmitted) return { refused: error.refusal };
         throw error;
       });
     if ('refused' in taken) return taken;
@@ -81,7 +81,7 @@ export async function claimRequest<A, B, R>(
 
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);
 
-function allowed<T, R>(admitted: Result<T, R>): T {
+function allowed<T>(admitted: Result<T, StartRefusal>): T {
   if (!admitted.ok) throw new NotAdmitted(admitted.error);
   return admitted.value;
 }
@@ -97,4 +97,42 @@ async function follow(claim: Claim, { stored, liveRun }: ClaimContext): Promise<
     if (deadline.msLeft() === 0 || !(await stored.liveness.processAlive(owner))) return opened.ok ? { stored: opened.value } : undefined;
     await sleep(FOLLOW_POLL_MS);
   }
+}
+
+export function reusable(record: Pick<RunRecord, 'status' | 'finished_at' | 'updated_at'>): boolean {
+  if (!STATUS[record.status].reusable) return false;
+  return record.status === 'running' || Date.now() - Date.parse(record.finished_at ?? record.updated_at) < REUSE_MS;
+}
+
+type Verdict = { follow: true } | { resume: StoredRun } | { fresh: true };
+
+/** A stopped run is taken over only when recent and of this very version; anything unreadable is a fresh start. */
+async function judge(
+  latest: Claim | undefined,
+  key: string,
+  runs: StoredRuns,
+  store: RunStorage,
+  version: string | undefined,
+): Promise<Verdict> {
+  if (!latest) return { fresh: true };
+  const claimant = latest.owner as Owner;
+  const opened = await runs.read(latest.run_id);
+  // No run there (yet): followed only while its claimant, alive, is making it; a damaged one cannot go on.
+  if (!opened.ok) {
+    const made = opened.error.kind === 'not_found' && (await starting(latest, store));
+    return made && (await runs.liveness.processAlive(claimant)) ? { follow: true } : { fresh: true };
+  }
+  const record = opened.value.effective();
+  if (record.request_key !== key) return { fresh: true };
+  // Claimed by a live process whose own journal entry is still to come (it has just taken the run over).
+  if (record.owner.instance !== claimant.instance && (await runs.liveness.processAlive(claimant))) return { follow: true };
+  if (reusable(record)) return { follow: true };
+  const recent = Date.now() - Date.parse(record.started_at) < RESUME_WITHIN_MS;
+  return STATUS[record.status].resumable && recent && record.owner.version === version ? { resume: opened.value } : { fresh: true };
+}
+
+/** The folder is made before the claim, its first journal entry moments away. */
+async function starting(claim: Claim, store: RunStorage): Promise<boolean> {
+  if (!(Date.now() - Date.parse(claim.at) <= FOLLOW_MS)) return false;
+  return (await store.openRun(claim.run_id).catch(() => undefined)) !== undefined;
 }

@@ -1,28 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
+import { withinMs } from '../clock.js';
 import type { RunStorage } from '../store/store.js';
-import { DEFAULT_OP_TIMEOUT_MS, withTimeLimit } from '../store/time-limit.js';
 import { packageVersion } from '../version.js';
-import { readOwnKernelView, readProcStat, type KernelView } from './proc-stat.js';
 import type { Owner } from './record.js';
 
 /** Enough to tell an owner's process from every other, alive or dead; run.json's Owner already has every field. */
 export type OwnerIdentity = Owner;
 
+/** Every wait has a limit, even on /proc. */
+const PROC_READ_MS = 5000;
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
 const ENDED_STATES = new Set(['Z', 'X', 'x']);
-
-let ownView: { view: KernelView | undefined } | undefined;
-
-function kernelView(): KernelView | undefined {
-  ownView ??= { view: readOwnKernelView() };
-  return ownView.view;
-}
 
 /** Tells whether a run's owner is alive, never by the journal's age: a model may be silent for an hour. */
 export class Liveness {
   private readonly ours = new Set<string>();
   private readonly running = new Set<string>();
+  private readonly view = readOwnKernelView();
 
   constructor(
     private readonly store: Pick<RunStorage, 'leaseFresh'> | undefined,
@@ -33,7 +30,7 @@ export class Liveness {
   newOwner(): OwnerIdentity {
     const instance = randomBytes(8).toString('hex');
     this.ours.add(instance);
-    return { pid: process.pid, host: os.hostname(), instance, ...kernelView(), version: packageVersion() };
+    return { pid: process.pid, host: os.hostname(), instance, ...this.view, version: packageVersion() };
   }
 
   runningHere(id: string, settled: Promise<void>): void {
@@ -51,9 +48,9 @@ export class Liveness {
    */
   async processAlive(owner: OwnerIdentity): Promise<boolean> {
     if (this.ours.has(owner.instance)) return true;
-    if (sameKernelView(owner)) {
-      const reading = withTimeLimit(DEFAULT_OP_TIMEOUT_MS, `reading /proc/${owner.pid}/stat`, (signal) => readProcStat(owner.pid, signal));
-      const stat = await reading.catch(() => null);
+    if (sameKernelView(owner, this.view)) {
+      const read = (signal: AbortSignal) => readProcStat(owner.pid, signal);
+      const stat = await withinMs(PROC_READ_MS, read, () => new Error('/proc did not answer')).catch(() => null);
       // null: /proc could not be read, so the lease tells.
       if (stat !== null) return stat !== undefined && stat.startTime === owner.start_time && !ENDED_STATES.has(stat.state);
     }
@@ -75,8 +72,7 @@ function pidExists(pid: number): boolean {
 }
 
 /** Whether `owner` was recorded by a process whose pid means the same here: this host, this boot, this PID namespace. */
-function sameKernelView(owner: OwnerIdentity): boolean {
-  const view = kernelView();
+function sameKernelView(owner: OwnerIdentity, view: KernelView | undefined): boolean {
   return (
     view !== undefined &&
     owner.host === os.hostname() &&
@@ -86,4 +82,57 @@ function sameKernelView(owner: OwnerIdentity): boolean {
     Number.isSafeInteger(owner.pid) &&
     owner.pid > 0
   );
+}
+
+/** `startTime` is in clock ticks after boot. */
+interface ProcStat {
+  pid: number;
+  state: string;
+  startTime: number;
+}
+
+export interface KernelView {
+  start_time: number;
+  boot_id: string;
+  pid_ns: string;
+}
+
+/** The command name may hold spaces and parentheses, so fields are counted from the last `)`. */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const pid = Number(text.slice(0, open));
+  const after = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
+  const [state, startTime] = [after[0], Number(after[19])];
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !state || !Number.isSafeInteger(startTime)) return undefined;
+  return { pid, state, startTime };
+}
+
+export async function readProcStat(pid: number, signal: AbortSignal): Promise<ProcStat | undefined> {
+  try {
+    return parseProcStat(await readFile(`/proc/${pid}/stat`, { encoding: 'utf8', signal }));
+  } catch (error) {
+    // ESRCH: the process ended while its file was read.
+    if (['ENOENT', 'ESRCH'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Undefined where /proc is not this process's own (one mounted for another PID namespace shows
+ * another process as "self"). Synchronous: procfs answers from the kernel's memory, never a disk.
+ */
+export function readOwnKernelView(): KernelView | undefined {
+  try {
+    const stat = parseProcStat(readFileSync('/proc/self/stat', 'utf8'));
+    if (stat?.pid !== process.pid) return undefined;
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return { start_time: stat.startTime, boot_id: bootId, pid_ns: readlinkSync('/proc/self/ns/pid') };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,10 +1,18 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
 import { Deadline } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { OpenRouterClient } from '../openrouter/client.js';
+import { priceCatalogFor, takesStructuredOutput } from '../openrouter/price-catalog.js';
+import { Redactor } from '../openrouter/redact.js';
 import { err, ok, type Result } from '../result.js';
+import { runStorage } from '../store/run-store.js';
 import { isRunId, type RunStorage } from '../store/store.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
+import { createLimiter, type Limiter } from './limiter.js';
 import { STATUS, stateOf } from './record.js';
 import type { Run } from './run.js';
-import type { Runs } from './runs.js';
+import { Runs } from './runs.js';
 import type {
   CancelOutcome,
   Listing,
@@ -18,6 +26,40 @@ import type {
 } from './service.js';
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
+
+/** Runs executed in this process: one limiter, store, client and model catalog (prices, and which models take structured output). */
+export function localRuns(
+  config: Config,
+  client: OpenRouterClient,
+  logger: Logger,
+  options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
+): { runs: Runs; service: LocalRunService } {
+  const redactor = new Redactor(config.apiKey);
+  const store = runStorage(config);
+  const prices = priceCatalogFor(client);
+  const runs = new Runs({
+    deps: {
+      client,
+      limiter: options.limiter ?? createLimiter(config.maxConcurrency),
+      logger,
+      synthesisMaxChars: config.synthesisMaxChars,
+      // Synthesis uses at most this much of an answer, and a result shows at most this much.
+      keepChars: Math.max(config.synthesisMaxChars, config.maxAnswerChars),
+      structuredOutput: (model) => takesStructuredOutput(prices, model),
+    },
+    store,
+    upstream: upstreamIdentity(config),
+    admission: { prices, maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
+    logger,
+    redact: (text) => redactor.secretIn(text),
+  });
+  return { runs, service: new LocalRunService(runs, store, options.notice, options.release) };
+}
+
+/** The same prompt sent elsewhere, or with another key, is another request. */
+function upstreamIdentity(config: Pick<Config, 'baseUrl' | 'apiKey'>): string {
+  return `${config.baseUrl} ${createHash('sha256').update(config.apiKey).digest('hex').slice(0, 16)}`;
+}
 
 /** A huge prompt makes a huge journal. */
 const LISTED_RECORD_BYTES = 2 * 1024 * 1024;
@@ -81,18 +123,14 @@ export class LocalRunService implements RunService {
   async cancel(id: string, reason: string): Promise<CancelOutcome> {
     const run = isRunId(id) ? this.runs.liveRun(id) : undefined;
     if (run?.status === 'running') {
-      run.cancel(reason);
+      run.stop('cancelled', reason);
       return { stopped: true };
     }
-    if (run) return { stopped: false, reason: `run ${id} is not running: it is ${run.status}` };
     const found = await this.watch(id, { waitMs: 0 });
     if (!found.ok) return { stopped: false, reason: found.error.message };
-    const { state } = found.value;
-    if (state.status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${state.status}` };
-    return {
-      stopped: false,
-      reason: `run ${id} is executed by another process (pid ${state.owner.pid} on ${state.owner.host}); stop it there`,
-    };
+    const { status, owner } = found.value.state;
+    if (status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${status}` };
+    return { stopped: false, reason: `run ${id} is executed by another process (pid ${owner.pid} on ${owner.host}); stop it there` };
   }
 
   /** An orphan folder (no journal, or a damaged one) is left out; a journal too large to read for a list is listed by its id. */

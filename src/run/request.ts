@@ -1,7 +1,5 @@
 import { API_KEY_SHAPE } from '../config/api-key.js';
 import { createHash } from 'node:crypto';
-import type { Config } from '../config/config.js';
-import type { ReasoningEffort, Strategy } from '../config/choices.js';
 import type { RunRequest } from './request-schema.js';
 
 export type { RunRequest } from './request-schema.js';
@@ -28,35 +26,6 @@ export function requestKey(request: RunRequest, upstream: string): string {
     ...(Object.keys(beyondDefaults).length === 0 ? [] : [beyondDefaults]),
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
-}
-
-/** What one call may set for itself, named as process_prompt's arguments name it. */
-export interface CallSettings {
-  models?: string[] | undefined;
-  synthesizer_model?: string | string[] | undefined;
-  temperature?: number | undefined;
-  max_tokens?: number | undefined;
-  strategy?: Strategy | undefined;
-  reasoning_effort?: ReasoningEffort | undefined;
-  agreement?: boolean | undefined;
-  follow_up_of?: string | undefined;
-  /** Not part of the request. */
-  max_cost_usd?: number | undefined;
-}
-
-export function runRequest(prompt: string, settings: CallSettings, config: Config): RunRequest {
-  const reasoningEffort = settings.reasoning_effort ?? config.reasoningEffort;
-  return {
-    prompt,
-    models: settings.models ?? config.models,
-    synthesizers: settings.synthesizer_model === undefined ? config.synthesizerModels : [settings.synthesizer_model].flat(),
-    temperature: settings.temperature ?? config.temperature,
-    maxTokens: settings.max_tokens ?? config.maxTokens,
-    strategy: settings.strategy ?? config.strategy,
-    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
-    ...((settings.agreement ?? config.agreement) ? {} : { agreement: false as const }),
-    ...(settings.follow_up_of === undefined ? {} : { followUpOf: settings.follow_up_of }),
-  };
 }
 
 /** A key pasted where a model id belongs would be written to the journal, file names and logs: refused. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { monotonicNow } from '../clock.js';
 import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
@@ -5,7 +6,6 @@ import type { Agreement } from '../prompts/agreement/account.js';
 import { ChangeSignal } from './change-signal.js';
 import { CouncilRecorder } from './council-record.js';
 import { lastStepInputs } from './last-step-inputs.js';
-import { Stopper, type RunStopped } from './stopper.js';
 import { RunJournal } from './journal.js';
 import type { EarlierRun } from './follow-up.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun, type SettledCandidate } from './new-record.js';
@@ -20,10 +20,20 @@ import {
 } from './record.js';
 import type { RunRequest } from './request.js';
 import type { IndexedAnswer } from '../prompts/anonymise.js';
-import type { RunTexts } from './view.js';
+import type { RunTexts } from './service.js';
+
+/** Why a run stopped before its end: a user's cancel, or its process stopping (it is resumed later). */
+export class RunStopped extends Error {
+  constructor(
+    readonly status: 'cancelled' | 'interrupted',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
- * One run, owning its state, journal and waiters; only `cancel` or `interrupt` ends it early.
+ * One run, owning its state, journal and waiters; only `stop` ends it early.
  * Each step is kept on disk before waiters hear of it, so a result never names what is not saved.
  */
 export class Run {
@@ -38,7 +48,8 @@ export class Run {
   private answer: string | undefined;
   private readonly journal: RunJournal;
   readonly council: CouncilRecorder;
-  private readonly stopper = new Stopper();
+  /** Every upstream request of the run listens to it, so a stop aborts them all at once; the first stop wins. */
+  private readonly stopper = new AbortController();
   private readonly startedAt = monotonicNow();
   private readonly changes = new ChangeSignal();
   /** Settles once the last journal entry is written (or could not be). */
@@ -58,6 +69,7 @@ export class Run {
     this.journal = new RunJournal(this.record, init.place, (message) => this.warn(message), init.log);
     this.council = new CouncilRecorder(this.record, this.journal, () => this.step());
     this.settled = new Promise((resolve) => (this.finished = resolve));
+    setMaxListeners(0, this.stopper.signal);
   }
 
   get signal(): AbortSignal {
@@ -90,12 +102,8 @@ export class Run {
     return this.changes.wait(since);
   }
 
-  cancel(reason: string): void {
-    if (this.status === 'running') this.stopper.stop('cancelled', reason);
-  }
-
-  interrupt(reason: string): void {
-    if (this.status === 'running') this.stopper.stop('interrupted', reason);
+  stop(status: RunStopped['status'], reason: string): void {
+    if (this.status === 'running') this.stopper.abort(new RunStopped(status, reason));
   }
 
   get stopping(): boolean {
@@ -103,7 +111,7 @@ export class Run {
   }
 
   stopped(): RunStopped | undefined {
-    return this.stopper.stopped();
+    return this.stopper.signal.aborted ? (this.stopper.signal.reason as RunStopped) : undefined;
   }
 
   started(): Promise<boolean> {
@@ -204,7 +212,7 @@ export class Run {
   /** A fault in the run's own code ends it failed rather than leaving it running for good. */
   async abandon(reason: string): Promise<void> {
     if (this.ended) return;
-    this.stopper.stop('cancelled', reason);
+    this.stopper.abort(new RunStopped('cancelled', reason));
     this.warn(reason);
     await this.finish('failed');
   }

@@ -1,21 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ok } from '../result.js';
-import type { Lease, RunStorage } from '../store/store.js';
-import { admitter, type AdmissionDeps, type AdmittedResume } from './admission.js';
-import { claimRequest, type Found } from './claiming.js';
-import { buildRun, type RunMaking } from './build-run.js';
+import { newRunId, type Lease, type RunPlace, type RunStorage } from '../store/store.js';
+import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
+import { REUSE_MS, claimRequest, reusable, type Found } from './claiming.js';
 import { Liveness, type OwnerIdentity } from './liveness.js';
 import { execute } from './orchestrate.js';
 import { STATUS } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
-import { REUSE_MS, reusable } from './reuse.js';
 import { refuseKeyAsModel, requestKey, type RunRequest } from './request.js';
-import type { Run } from './run.js';
+import type { SavedRun } from './new-record.js';
+import { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
 import { StoredRuns } from './stored-runs.js';
-import type { StoredRun } from './stored.js';
 
 /** How long a process stays for a journal the disk keeps refusing. */
 const CATCH_UP_MS = 60 * 60 * 1000;
@@ -104,7 +102,7 @@ export class Runs {
 
   /** Running runs are journaled as interrupted, for a later process to resume. */
   async interruptAll(reason = 'the process running it stopped'): Promise<void> {
-    for (const entry of this.entries.values()) entry.run?.interrupt(reason);
+    for (const entry of this.entries.values()) entry.run?.stop('interrupted', reason);
     await this.idle();
     await this.releaseLease();
   }
@@ -123,25 +121,28 @@ export class Runs {
     const mine = fresh ? undefined : await this.mine(key);
     if (mine) return { run: mine, joined: 'attached' };
     const { store, logger } = this.options;
+    const admit = this.admit(request, ceilingUsd);
     const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.liveRun(id) };
-    const admitting = {
-      fresh: () => this.admit.fresh(request, ceilingUsd),
-      resume: (stopped: StoredRun) => this.admit.resume(request, ceilingUsd, stopped),
-    };
     const claimed = context
-      ? await claimRequest(key, context, fresh, admitting).catch((error: unknown) => {
+      ? await claimRequest(key, context, fresh, admit).catch((error: unknown) => {
           logger.warn({ err: error }, 'the request could not be claimed in the output folder');
           return undefined;
         })
       : undefined;
     if (claimed && 'refused' in claimed) return claimed;
     if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
-    if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request, claimed.admitted);
+    if (claimed && 'resume' in claimed) {
+      // Only the models with no saved answer that can be read back are asked again.
+      const { resumed } = claimed.admitted;
+      const run = await this.launch(request, key, claimed.admitted, { id: resumed.record.run_id, place: claimed.resume.folder, resumed });
+      logger.info({ run: run.id, was: resumed.record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
+      return { run: { live: run }, joined: 'resumed' };
+    }
     // Started under a claim, or (no claim to be had) here all the same.
-    const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh();
+    const admitted = claimed ? ok(claimed.admitted) : await admit.fresh();
     if (!admitted.ok) return { refused: admitted.error };
-    const run = await buildRun(this.making(), request, key, admitted.value, claimed && { id: claimed.start, place: claimed.place });
-    return { run: { live: this.launch(run) }, joined: 'new' };
+    const at = claimed ? { id: claimed.start, place: claimed.place } : { id: newRunId() };
+    return { run: { live: await this.launch(request, key, admitted.value, at) }, joined: 'new' };
   }
 
   /** Read from its folder once whole on disk, so it is found even when the claims cannot be read; a stopped one is waited for. */
@@ -157,24 +158,26 @@ export class Runs {
     return opened?.ok && reusable(opened.value.effective()) ? { stored: opened.value } : undefined;
   }
 
-  /** Only the models with no saved answer that can be read back are asked again. */
-  private async resume(stored: StoredRun, request: RunRequest, admitted: AdmittedResume): Promise<Start> {
-    const saved = admitted.resumed;
-    const run = await buildRun(this.making(), request, saved.record.request_key, admitted, {
-      id: saved.record.run_id,
-      place: stored.folder,
-      resumed: saved,
-    });
-    this.options.logger.info({ run: run.id, was: saved.record.status, waiting: run.waitingCandidates().length }, 'resuming a stopped run');
-    return { run: { live: this.launch(run) }, joined: 'resumed' };
-  }
-
-  private making(): RunMaking {
+  /** A place that cannot be made costs the run only a warning: its answers are then not saved. */
+  private async launch(
+    request: RunRequest,
+    key: string,
+    admitted: Admitted,
+    at: { id: string; place?: RunPlace; resumed?: SavedRun },
+  ): Promise<Run> {
     const { store, logger, redact } = this.options;
-    return { store, logger, redact, owner: this.owner };
-  }
-
-  private launch(run: Run): Run {
+    const warnings = [...admitted.warnings];
+    const place =
+      at.place ??
+      (await store?.createRun(at.id).catch((error: unknown) => {
+        const message = `could not create a run folder in ${store.rootDir}: ${(error as Error).message}; answers are not saved`;
+        warnings.push(message);
+        logger.error({ err: error }, message);
+        return undefined;
+      }));
+    const { cost, earlier } = admitted;
+    const run = new Run({ ...at, place, key, request, owner: this.owner, log: logger, redact, cost, earlier });
+    for (const warning of warnings) run.warn(warning);
     const entry: Entry = { key: run.key, phase: 'running', run };
     // Re-entered, so that the latest run of a request is the last entry.
     this.entries.delete(run.id);

@@ -13,14 +13,8 @@ export interface StartOptions {
   maxCostUsd?: number;
 }
 
-export interface Started {
-  id: string;
-  joined: Joined;
-  state: RunState;
-}
-
 /** The run of a request, or why none was started (nothing was asked upstream, no folder made). */
-export type StartOutcome = Started | { refused: StartRefusal };
+export type StartOutcome = { id: string; joined: Joined; state: RunState } | { refused: StartRefusal };
 
 export interface LookupError {
   kind: 'bad_id' | 'not_found' | 'damaged' | 'too_large';
@@ -45,13 +39,17 @@ export interface WatchOptions {
   viewChars?: number;
 }
 
-/** The texts a result carries, each already within the result's cap. */
-export interface RunView {
-  state: RunState;
+/** A run's texts, held in memory or read from its folder; candidates' answers may be only their starts. */
+export interface RunTexts {
   answer: string | undefined;
   /** Candidates' answers, by 0-based index, while they are what a result shows (until a synthesis exists). */
   answers: ReadonlyMap<number, string>;
   dir: string | undefined;
+}
+
+/** The texts a result carries, each already within the result's cap. */
+export interface RunView extends RunTexts {
+  state: RunState;
 }
 
 export interface Listing {

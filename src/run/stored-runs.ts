@@ -21,8 +21,8 @@ interface Watch {
 /** Runs of other processes, known from their folders; however many waiters follow one run, one poll loop reads its journal. */
 export class StoredRuns {
   private readonly watches = new Map<string, Watch>();
-  /** Requests at the same moment share one read. */
-  private readonly fresh = new Map<string, { at: number; opened: Promise<Result<StoredRun, LookupError>> }>();
+  /** Requests within POLL_MS of each other share one read. */
+  private readonly fresh = new Map<string, Promise<Result<StoredRun, LookupError>>>();
 
   constructor(
     private readonly store: RunStorage,
@@ -38,10 +38,10 @@ export class StoredRuns {
     const watched = this.watches.get(id);
     if (watched) return Promise.resolve(ok(watched.run));
     const known = this.fresh.get(id);
-    if (known && Date.now() - known.at < POLL_MS) return known.opened;
+    if (known) return known;
     const opened = StoredRun.open(this.store, this.liveness, id);
-    this.fresh.set(id, { at: Date.now(), opened });
-    setTimeout(() => this.fresh.get(id)?.opened === opened && this.fresh.delete(id), POLL_MS).unref();
+    this.fresh.set(id, opened);
+    setTimeout(() => this.fresh.get(id) === opened && this.fresh.delete(id), POLL_MS).unref();
     return opened;
   }
 

@@ -3,8 +3,7 @@ import type { RunPlace, RunStorage } from '../store/store.js';
 import { candidateFile } from './journal.js';
 import type { Liveness } from './liveness.js';
 import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
-import type { RunTexts } from './view.js';
-import type { LookupError } from './service.js';
+import type { LookupError, RunTexts } from './service.js';
 
 /** run.json holds the prompt, which may be a megabyte and more once escaped. */
 const MAX_RECORD_BYTES = 32 * 1024 * 1024;
@@ -13,40 +12,30 @@ const LAST_ENTRY_LOST =
   "The run's last journal entry was never written (its process stopped, or the disk failed); the synthesis it had saved is shown.";
 
 async function readRecord(folder: RunPlace, maxBytes = MAX_RECORD_BYTES): Promise<Result<RunRecord, LookupError>> {
-  let text: string | undefined;
-  try {
-    text = await folder.read('run.json', maxBytes);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_STORE_TOO_LARGE')
-      return err({ kind: 'too_large', message: `run ${folder.name}'s run.json is larger than ${maxBytes} bytes` });
-    return err(damaged(folder.name, `run.json cannot be read: ${(error as Error).message}`));
-  }
-  if (text === undefined) return err({ kind: 'not_found', message: `run ${folder.name} has no run.json (yet) in ${folder.dir}` });
-  return parseRecord(folder.name, text);
-}
-
-function parseRecord(id: string, text: string): Result<RunRecord, LookupError> {
+  const id = folder.name;
   let json: unknown;
   try {
+    const text = await folder.read('run.json', maxBytes);
+    if (text === undefined) return err({ kind: 'not_found', message: `run ${id} has no run.json (yet) in ${folder.dir}` });
     json = JSON.parse(text);
-  } catch {
-    return err(damaged(id, 'run.json is not valid JSON'));
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_STORE_TOO_LARGE')
+      return err({ kind: 'too_large', message: `run ${id}'s run.json is larger than ${maxBytes} bytes` });
+    const why = error instanceof SyntaxError ? 'run.json is not valid JSON' : `run.json cannot be read: ${(error as Error).message}`;
+    return err(damaged(id, why));
   }
   const parsed = recordSchema.safeParse(json);
-  if (!parsed.success)
-    return err(
-      damaged(
-        id,
-        `run.json does not have the journal's shape (${parsed.error.issues[0]?.path.join('.') || 'top'}: ${parsed.error.issues[0]?.message})`,
-      ),
-    );
-  if (parsed.data.run_id !== id) return err(damaged(id, `run.json names another run (${parsed.data.run_id.slice(0, 40)})`));
-  const unfit = unfitCandidates(parsed.data);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    return err(damaged(id, `run.json does not have the journal's shape (${issue?.path.join('.') || 'top'}: ${issue?.message})`));
+  }
+  const unfit = unfitRecord(id, parsed.data);
   return unfit ? err(damaged(id, unfit)) : ok(parsed.data);
 }
 
 /** Resuming and showing rely on the candidates being the run's models, one each in order. */
-function unfitCandidates({ candidates, settings }: RunRecord): string | undefined {
+function unfitRecord(id: string, { run_id, candidates, settings }: RunRecord): string | undefined {
+  if (run_id !== id) return `run.json names another run (${run_id.slice(0, 40)})`;
   const { length } = settings.models;
   if (candidates.length !== length) return `run.json has ${candidates.length} candidates for ${length} models`;
   const place = candidates.findIndex((candidate, i) => candidate.index !== i + 1);

@@ -1,14 +1,7 @@
 import { isHighSurrogate } from '../text/surrogate-pairs.js';
 import type { RunState } from './record.js';
-import type { RunView } from './service.js';
+import type { RunTexts, RunView } from './service.js';
 import { fairCaps } from '../prompts/synthesis.js';
-
-/** Held in memory or read from the run's folder; candidates' answers may be only their starts. */
-export interface RunTexts {
-  answer: string | undefined;
-  answers: ReadonlyMap<number, string>;
-  dir: string | undefined;
-}
 
 /** Only what a result can show is copied, so a view never carries more than `maxChars` of answers. */
 export function viewOf(state: RunState, texts: RunTexts, maxChars: number): RunView {

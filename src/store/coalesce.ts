@@ -54,10 +54,6 @@ export class CoalescingWriter {
     return promise;
   }
 
-  dirty(key: string): boolean {
-    return this.lanes.has(key);
-  }
-
   flushed(key: string): Promise<void> {
     return this.lanes.get(key)?.clean.promise ?? Promise.resolve();
   }

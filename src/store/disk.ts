@@ -1,26 +1,31 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Flusher } from './flusher.js';
+import { withinMs } from '../clock.js';
 import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
-import { withTimeLimit } from './time-limit.js';
+import { StoreError } from './store-error.js';
+
+/** How long a flush waits after a file is published, to cover the versions that replace it meanwhile. */
+export const FLUSH_DELAY_MS = 1000;
 
 /** What a store and its run folders share: the output and staging folders, the time limit, durability. */
 export class Disk {
   readonly stagingDir: string;
-  private readonly flusher: Flusher | undefined;
+  /** Published files whose flush is to come. */
+  private readonly flushDue = new Set<string>();
 
   constructor(
     readonly rootDir: string,
     private readonly opTimeoutMs: number,
-    durable: boolean,
+    private readonly durable: boolean,
   ) {
     this.stagingDir = path.join(rootDir, '.staging');
-    this.flusher = durable ? new Flusher((file) => this.limit(`flushing ${file}`, (signal) => flushFile(file, signal))) : undefined;
   }
 
+  /** A file system can stop answering (a dead network mount): past the limit, `work`'s signal aborts, so it never lands late over something newer. */
   limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withTimeLimit(this.opTimeoutMs, what, work);
+    const ms = this.opTimeoutMs;
+    return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
   }
 
   /** Runs a step that puts a file at `target`; when a folder on its way was removed mid-run (ENOENT), makes them again and retries once. */
@@ -60,8 +65,17 @@ export class Disk {
     return this.limit(`removing ${temporary}`, () => unlink(temporary)).catch(() => undefined);
   }
 
+  /**
+   * Flushes a published file to the disk (fsync) against power cuts; a kill -9 needs only the rename, so nobody
+   * waits for it. The flush opens the file by name, so one covers every version published within FLUSH_DELAY_MS.
+   */
   published(target: string): void {
-    this.flusher?.published(target);
+    if (!this.durable || this.flushDue.has(target)) return;
+    this.flushDue.add(target);
+    setTimeout(() => {
+      this.flushDue.delete(target);
+      this.limit(`flushing ${target}`, (signal) => flushFile(target, signal)).catch(() => undefined);
+    }, FLUSH_DELAY_MS).unref();
   }
 
   readFile(file: string, maxBytes: number, cut = false): Promise<string | undefined> {

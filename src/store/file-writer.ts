@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Disk } from './disk.js';
 import { copyFill, openNew, publish, temporaryName, writeTemporary } from './files.js';
 import { StoreError } from './store-error.js';
+import type { TextWriter } from './store.js';
 import { freeBytes } from '../text/free-bytes.js';
 import { Utf8Bytes } from '../text/utf8-bytes.js';
 
@@ -22,7 +23,7 @@ const HIGH_WATER_BATCHES = 4;
  * whole in memory and the file is still whole or absent after a kill -9. The temporary file stays open
  * until it has its name: if its folder is removed meanwhile, the open file is the only copy left.
  */
-export class FileWriter {
+export class FileWriter implements TextWriter {
   private readonly temporary: string;
   private readonly handle: Promise<FileHandle>;
   /** Encoded as it comes, so its strings die young. */
@@ -65,8 +66,8 @@ export class FileWriter {
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
-  /** On any failure, no temporary file is left. */
-  async finish(): Promise<void> {
+  /** Resolves with the file's path; on any failure, no temporary file is left. */
+  async finish(): Promise<string> {
     if (this.failure === undefined && !this.dropped) this.pending.end();
     await this.drain();
     const handle = await this.handle.catch(() => undefined);
@@ -83,6 +84,7 @@ export class FileWriter {
       await this.disk.limit(`removing ${this.target}`, () => unlink(this.target)).catch(() => undefined);
       throw error;
     });
+    return this.target;
   }
 
   async discard(): Promise<void> {

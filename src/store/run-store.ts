@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Config } from '../config/config.js';
 import { RequestClaims } from './claims.js';
 import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
@@ -10,14 +11,21 @@ import { FILE_NAME, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
 import type { Claim, Lease, RunPlace, RunStorage, Taken, TextWriter } from './store.js';
-import { DEFAULT_OP_TIMEOUT_MS } from './time-limit.js';
+
+/** How long one step on the disk may take, unless the store is told otherwise. */
+const DEFAULT_OP_TIMEOUT_MS = 5000;
 
 export interface StoreOptions {
   /** The time limit of each file operation, in ms. */
   opTimeoutMs?: number;
-  /** Flush each file to the disk soon after it appears, against power loss (see Flusher). */
+  /** Flush each file to the disk soon after it appears, against power loss (see Disk.published). */
   durable?: boolean;
   catchUp?: Backoff;
+}
+
+/** Where runs are kept under these settings (the one place that picks the store); undefined when saving is off. */
+export function runStorage(config: Pick<Config, 'saveOutputs' | 'outputDir'>): RunStorage | undefined {
+  return config.saveOutputs ? new RunStore(config.outputDir) : undefined;
 }
 
 /**
@@ -135,35 +143,15 @@ export class RunFolder implements RunPlace {
     return file;
   }
 
-  dirty(fileName: string): boolean {
-    return this.writes.dirty(fileName);
-  }
-
   flushed(fileName: string): Promise<void> {
     return this.writes.flushed(fileName);
   }
 
-  /** Without `flush`, not flushed: flushing hundreds of megabytes would hold the threads every other file operation needs. */
-  writer(fileName: string, { flush = false } = {}): TextWriter {
+  /** Not flushed to the disk: flushing hundreds of megabytes would hold the threads every other file operation needs. */
+  writer(fileName: string): TextWriter {
     const target = this.path(fileName);
-    const writer = new FileWriter(this.disk, target);
-    return {
-      write: (text) => writer.write(text),
-      discard: () => writer.discard(),
-      finish: async () => {
-        await writer.finish();
-        this.written.add(fileName);
-        if (flush) this.disk.published(target);
-        return target;
-      },
-    };
-  }
-
-  /** Writes `fileName` only if it does not exist yet: true if this call made it. */
-  async createExclusive(fileName: string, content: string): Promise<boolean> {
-    const made = await this.disk.createFile(this.path(fileName), content);
-    if (made) this.written.add(fileName);
-    return made;
+    this.written.add(fileName);
+    return new FileWriter(this.disk, target);
   }
 
   async read(fileName: string, maxBytes: number): Promise<string | undefined> {

@@ -35,8 +35,8 @@ export interface RunPlace {
   write(name: string, text: string, options?: { catchUp?: boolean }): Promise<string>;
   /** Settles once the latest text written as `name` is kept (or, written without `catchUp`, has failed). */
   flushed(name: string): Promise<void>;
-  /** For an answer too long to hold whole; `flush` asks it be made durable too. */
-  writer(name: string, options?: { flush?: boolean }): TextWriter;
+  /** For an answer too long to hold whole. */
+  writer(name: string): TextWriter;
   /** The whole text, undefined when absent; rejects when over `maxBytes`. */
   read(name: string, maxBytes: number): Promise<string | undefined>;
   /** At most `maxBytes` of the text's start, never cut inside a character. */

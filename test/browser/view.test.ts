@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRequest } from '../../src/run/request.js';
+import { runRequest } from '../../src/mcp/run-request.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { agreeingSynthesizer } from '../support/agreeing-synthesizer.js';
 import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter.js';

@@ -24,10 +24,6 @@ const paths: Record<string, WritePath> = {
     await readOnly();
     return folder.write('run.json', '{"step":2}', { catchUp: true });
   },
-  exclusive: async (folder, readOnly) => {
-    await readOnly();
-    return folder.createExclusive('claim.json', '{}');
-  },
   // The temporary file is open and half written when the folder turns read-only.
   streamed: async (folder, readOnly) => {
     const writer = folder.writer('streamed.md');

@@ -8,10 +8,10 @@ import { afterEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { StructuredResult } from '../../src/present/output-schema.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { localRuns } from '../../src/run/local-runs.js';
+import { localRuns } from '../../src/run/local.js';
 import type { LocalRunService } from '../../src/run/local.js';
 import type { Runs } from '../../src/run/runs.js';
-import type { StartOutcome, Started } from '../../src/run/service.js';
+import type { StartOutcome } from '../../src/run/service.js';
 import { createServer } from '../../src/mcp/server.js';
 import { testClient, silentLogger } from './client.js';
 import { stopHostsUnder } from './hosts.js';
@@ -144,7 +144,7 @@ export async function callTool(
 }
 
 /** A run service's start that must have started a run: a refusal fails the test. */
-export function mustStart(outcome: StartOutcome): Started {
+export function mustStart(outcome: StartOutcome): Exclude<StartOutcome, { refused: unknown }> {
   if ('refused' in outcome) throw new Error(`refused: ${JSON.stringify(outcome.refused)}`);
   return outcome;
 }

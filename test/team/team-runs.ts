@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config/config.js';
 import { priceCatalogFor } from '../../src/openrouter/price-catalog.js';
 import { createLimiter } from '../../src/run/limiter.js';
-import { runRequest } from '../../src/run/request.js';
+import { runRequest } from '../../src/mcp/run-request.js';
 import { Runs } from '../../src/run/runs.js';
 import type { RunStorage } from '../../src/store/store.js';
 import { silentLogger, testClient } from '../support/client.js';
