@@ -19,7 +19,8 @@ export type Claimed<A, B, R> =
   { start: string; place?: RunPlace; admitted: A } | { resume: StoredRun; admitted: B } | { follow: Found } | { refused: R };
 
 interface Admit<A, B, R> {
-  fresh(): Promise<Result<A, R>>;
+  /** `id`: the new run's. */
+  fresh(id: string): Promise<Result<A, R>>;
   resume(stopped: StoredRun): Promise<Result<B, R>>;
 }
 
@@ -59,7 +60,7 @@ export async function claimRequest<A, B, R>(
           admission = { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) };
           return { run_id: verdict.resume.id, owner, at: new Date().toISOString() };
         }
-        admission = { start: allowed(await admit.fresh()) };
+        admission = { start: allowed(await admit.fresh(id)) };
         folder ??= store.createRun(id);
         await folder;
         return { run_id: id, owner, at: new Date().toISOString() };
@@ -75,8 +76,9 @@ export async function claimRequest<A, B, R>(
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
-  const admitted = await admit.fresh();
-  return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
+  const id = newRunId();
+  const admitted = await admit.fresh(id);
+  return admitted.ok ? { start: id, admitted: admitted.value } : { refused: admitted.error };
 }
 
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);

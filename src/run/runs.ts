@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ok } from '../result.js';
-import type { Lease, RunStorage } from '../store/store.js';
+import { newRunId, type Lease, type RunStorage } from '../store/store.js';
 import { admitter, type AdmissionDeps, type AdmittedResume } from './admission.js';
 import { claimRequest, type Found } from './claiming.js';
 import { buildRun, type RunMaking } from './build-run.js';
@@ -125,7 +125,7 @@ export class Runs {
     const { store, logger } = this.options;
     const context = store && this.stored && { store, stored: this.stored, owner: this.owner, liveRun: (id: string) => this.liveRun(id) };
     const admitting = {
-      fresh: () => this.admit.fresh(request, ceilingUsd),
+      fresh: (id: string) => this.admit.fresh(request, ceilingUsd, id),
       resume: (stopped: StoredRun) => this.admit.resume(request, ceilingUsd, stopped),
     };
     const claimed = context
@@ -138,9 +138,10 @@ export class Runs {
     if (claimed && 'follow' in claimed) return { run: claimed.follow, joined: 'attached' };
     if (claimed && 'resume' in claimed) return this.resume(claimed.resume, request, claimed.admitted);
     // Started under a claim, or (no claim to be had) here all the same.
-    const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh();
+    const id = claimed?.start ?? newRunId();
+    const admitted = claimed ? ok(claimed.admitted) : await admitting.fresh(id);
     if (!admitted.ok) return { refused: admitted.error };
-    const run = await buildRun(this.making(), request, key, admitted.value, claimed && { id: claimed.start, place: claimed.place });
+    const run = await buildRun(this.making(), request, key, admitted.value, { id, place: claimed?.place });
     return { run: { live: this.launch(run) }, joined: 'new' };
   }
 
