@@ -8,12 +8,16 @@ import { createLimiter } from '../run/limiter.js';
 import type { LocalRunService } from '../run/local.js';
 import { localRuns } from '../run/local-runs.js';
 import type { Runs } from '../run/runs.js';
-import type { RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
+import type { CancelOutcome, RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
 import type { RunRequest } from '../run/request.js';
 import { RunStore } from '../store/run-store.js';
 import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
 import { MemberBudget } from './budget.js';
+import { RunCancels } from './cancels.js';
+
+/** How long a stop of a run another process executes waits for that run to end. */
+const STOP_ELSEWHERE_MS = 5_000;
 
 /** Who a request is from: a member of the team database. */
 export interface Member {
@@ -50,7 +54,10 @@ export function teamRuns(
   const limiter = createLimiter(config.maxConcurrency);
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
+  const cancels = new RunCancels(pool, logger, ({ member, run, reason }) => services.get(member)?.stopHere(run, reason));
   return {
+    /** Listens for stops sent by other processes. */
+    start: () => cancels.listen(),
     serviceFor(member: Member): RunService {
       let service = services.get(member.id);
       if (!service) {
@@ -59,7 +66,7 @@ export function teamRuns(
           limiter,
           team: { store: storage(member), prices, reserve: budget.reserve, member: member.id },
         });
-        service = new MemberRunService(local, budget);
+        service = new MemberRunService(local, budget, (run, reason) => cancels.send({ member: member.id, run, reason }));
         services.set(member.id, service);
       }
       return service;
@@ -70,6 +77,7 @@ export function teamRuns(
     finished: () => Promise.all([...services.values()].map((service) => service.finished())).then(() => undefined),
     /** Runs still executing are journaled as interrupted, to be resumed; then the upstream connections close. */
     async close(): Promise<void> {
+      cancels.close();
       await Promise.all([...services.values()].map((service) => service.close()));
       await client.close();
     },
@@ -87,6 +95,8 @@ class MemberRunService implements RunService {
   constructor(
     { runs, service }: { runs: Runs; service: LocalRunService },
     private readonly budget: MemberBudget,
+    /** Asks every process to stop a run of this member's. */
+    private readonly stopElsewhere: (run: string, reason: string) => Promise<void>,
   ) {
     this.runs = runs;
     this.local = service;
@@ -123,8 +133,36 @@ class MemberRunService implements RunService {
     return this.local.view(id, maxChars);
   }
 
-  cancel(id: string, reason: string) {
-    return this.local.cancel(id, reason);
+  /** A run another process executes is stopped there: asked through the database, then waited for a moment. */
+  async cancel(id: string, reason: string): Promise<CancelOutcome> {
+    const here = await this.local.cancel(id, reason);
+    if (here.stopped || this.runs.liveRun(id)) return here;
+    const found = await this.local.watch(id, { waitMs: 0 });
+    if (!found.ok || found.value.state.status !== 'running') return here;
+    try {
+      await this.stopElsewhere(id, reason);
+    } catch {
+      return {
+        stopped: false,
+        reason: `run ${id} is executed by another process, and the team database, which would tell it to stop, does not answer`,
+      };
+    }
+    const ended = await this.local.watch(id, { waitMs: STOP_ELSEWHERE_MS, untilSettled: true });
+    if (!ended.ok) return { stopped: false, reason: ended.error.message };
+    const { status } = ended.value.state;
+    if (status === 'cancelled') return { stopped: true };
+    return {
+      stopped: false,
+      reason:
+        status === 'running'
+          ? `run ${id} is executed by another process, which was asked to stop it and has not yet`
+          : `run ${id} is not running: it is ${status}`,
+    };
+  }
+
+  /** A stop another process sent: taken if the run executes here. */
+  stopHere(id: string, reason: string): void {
+    if (this.runs.liveRun(id)?.status === 'running') void this.local.cancel(id, reason);
   }
 
   list(limit: number) {

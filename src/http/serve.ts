@@ -72,6 +72,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   const version = packageVersion();
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
   const runs = teamRuns(config, OpenRouterClient.fromConfig(config, logger), logger, team, pool);
+  await runs.start();
   const serveMcp = mcpEndpoint({
     team,
     pool,

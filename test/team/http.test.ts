@@ -63,8 +63,11 @@ function lastWords(body: Record<string, unknown>): string {
   return messages.at(-1)!.content.split(/\s+/).at(-1)!;
 }
 
-/** A prompt that says "slow" is answered after 1.5 s: a run still going when something else happens. */
-const slowness = (body: Record<string, unknown>) => (JSON.stringify(body.messages).includes('slow') ? 1_500 : 20);
+/** A prompt that says "slow" is answered after 1.5 s, "stoppable" after 20 s: a run still going when something else happens. */
+function slowness(body: Record<string, unknown>): number {
+  const prompt = JSON.stringify(body.messages);
+  return prompt.includes('stoppable') ? 20_000 : prompt.includes('slow') ? 1_500 : 20;
+}
 
 async function member(name: string, budgetUsd: number | null = null): Promise<{ id: string; token: string }> {
   const { token } = await addMember(pool, { name, budgetUsd });
@@ -125,6 +128,30 @@ describe('MCP over Streamable HTTP, any process serving any request of a session
     await waitFor(async () => (await other.experimental.tasks.getTask(taskId)).status === 'completed', 15_000);
     const result = (await other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
     expect(data(result)).toMatchObject({ status: 'complete', run_id: taskId, answer: 'the synthesis' });
+    for await (const _ of stream) {
+      // Drained, so the first process's call ends.
+    }
+  });
+
+  it('tasks/cancel on one process stops the run the other executes; another member’s cancel finds no such task', async () => {
+    const ann = await member('ann-cancel');
+    const bob = await member('bob-cancel');
+    const { client, transport } = await connect(one, ann.token, { capabilities: { tasks: {} } });
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'process_prompt', arguments: { prompt: 'a stoppable task' } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    const taskId = ((await within(10_000, stream.next())).value as { task: { taskId: string } }).task.taskId;
+    await waitFor(() => chatRequests('a stoppable task').some((request) => request.model === 'team/one'), 10_000);
+    const { client: bobs } = await connect(two, bob.token);
+    await expect(bobs.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/not found|No task/i);
+    const { client: other } = await connect(two, ann.token, { sessionId: transport.sessionId! });
+    const aborted = fake.aborted;
+    expect((await within(10_000, other.experimental.tasks.cancelTask(taskId))).status).toBe('cancelled');
+    expect(fake.aborted).toBeGreaterThan(aborted);
+    const result = (await other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+    expect(data(result).status).toBe('cancelled');
     for await (const _ of stream) {
       // Drained, so the first process's call ends.
     }
