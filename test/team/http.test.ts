@@ -157,6 +157,22 @@ describe('MCP over Streamable HTTP, any process serving any request of a session
     }
   });
 
+  it('a user’s stop of a plain call, sent in a request of its own, stops the run that call is waiting on', async () => {
+    const ann = await member('ann-stop');
+    const { client } = await connect(one, ann.token);
+    const stop = new AbortController();
+    const calling = client.callTool({ name: 'process_prompt', arguments: { prompt: 'a stoppable call' } }, undefined, {
+      signal: stop.signal,
+    });
+    await waitFor(() => chatRequests('a stoppable call').some((request) => request.model === 'team/one'), 10_000);
+    const aborted = fake.aborted;
+    stop.abort('the user pressed stop');
+    await expect(calling).rejects.toThrow();
+    await waitFor(() => fake.aborted > aborted, 10_000);
+    const [run] = (await client.listResources()).resources;
+    expect(data(await getRun(client, run!.name)).status).toBe('cancelled');
+  });
+
   it('keeps what the client said at initialize for every later request: an MCP App client sees the run page’s tool on the other process', async () => {
     const ann = await member('ann-app');
     const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
