@@ -26,7 +26,9 @@ export function teamRoutes(
   const authenticate = bearerAuth(team, pool);
   let draining = false;
   return {
-    drain: () => void (draining = true),
+    drain() {
+      draining = true;
+    },
     async route(req, res) {
       const { pathname } = new URL(req.url ?? '/', 'http://localhost');
       if (pathname === '/healthz') {

@@ -18,6 +18,7 @@ import { continueSession, type SessionStart } from '../mcp/continued-session.js'
 import type { Team } from '../team/load.js';
 import { readBody } from './body.js';
 import type { Member } from './member-runs.js';
+import type { Stops } from './stops.js';
 import { DATABASE_DOWN, rpcError, send } from './replies.js';
 
 export interface McpEndpointDeps {
@@ -25,6 +26,8 @@ export interface McpEndpointDeps {
   pool: pg.Pool;
   /** A new MCP server for one request of `member`'s, over their runs. */
   serverFor(member: Member): McpServer;
+  /** How a client's stop of a call reaches the process where the call waits. */
+  stops: Stops;
   logger: Logger;
 }
 
@@ -35,9 +38,18 @@ export interface McpEndpointDeps {
  * transport, set up from the session's stored capabilities. The SDK's transport answers what
  * it defines (406, 415, 413, a malformed body's 400) before anything is recorded or run.
  */
-export function mcpEndpoint({ team, pool, serverFor, logger }: McpEndpointDeps) {
+export function mcpEndpoint({ team, pool, serverFor, stops, logger }: McpEndpointDeps) {
   /** This process's requests in progress, per session: a cancellation sent in another request reaches the one it names. */
   const live = new Map<string, Set<StreamableHTTPServerTransport>>();
+  stops.subscribe((notice) => {
+    if (notice.kind !== 'call') return;
+    const cancelled = {
+      jsonrpc: '2.0' as const,
+      method: 'notifications/cancelled',
+      params: { requestId: notice.requestId, reason: notice.reason },
+    };
+    for (const transport of live.get(notice.session) ?? []) transport.onmessage?.(cancelled);
+  });
 
   /** Runs `work`; a database that does not answer becomes 503 with Retry-After, never a hang or a 500. */
   const withDatabase = async <T>(res: ServerResponse, work: () => Promise<T>): Promise<T | undefined> => {
@@ -113,10 +125,17 @@ export function mcpEndpoint({ team, pool, serverFor, logger }: McpEndpointDeps) 
     await transport.handleRequest(req, res, parsed);
   }
 
-  /** `notifications/cancelled` names a request of the session's that may be in progress here, under another server. */
+  /** `notifications/cancelled` names a request of the session's that is in progress under another server, here or in another process. */
   function passOnCancellations(sessionId: string, messages: JSONRPCMessage[]): void {
-    const cancellations = messages.filter((message) => 'method' in message && message.method === 'notifications/cancelled');
-    for (const transport of live.get(sessionId) ?? []) for (const message of cancellations) transport.onmessage?.(message);
+    for (const message of messages) {
+      if (!('method' in message) || message.method !== 'notifications/cancelled') continue;
+      const { requestId, reason } = (message.params ?? {}) as { requestId?: unknown; reason?: unknown };
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
+      const notice = { kind: 'call' as const, session: sessionId, requestId, reason: typeof reason === 'string' ? reason : 'cancelled' };
+      stops
+        .send(notice)
+        .catch((error: unknown) => logger.warn({ err: error, session: sessionId }, 'a client’s stop of a call could not be passed on'));
+    }
   }
 
   async function remove(req: IncomingMessage, res: ServerResponse, member: Member): Promise<void> {

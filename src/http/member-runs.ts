@@ -14,7 +14,7 @@ import { RunStore } from '../store/run-store.js';
 import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
 import { MemberBudget } from './budget.js';
-import { RunCancels } from './cancels.js';
+import type { Stops } from './stops.js';
 
 /** How long a stop of a run another process executes waits for that run to end. */
 const STOP_ELSEWHERE_MS = 5_000;
@@ -49,15 +49,14 @@ export function teamRuns(
   logger: Logger,
   team: Team,
   pool: pg.Pool,
+  stops: Stops,
   storage: (member: Member) => RunStorage | undefined = (member) => memberStorage(config, member),
 ) {
   const limiter = createLimiter(config.maxConcurrency);
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
-  const cancels = new RunCancels(pool, logger, ({ member, run, reason }) => services.get(member)?.stopHere(run, reason));
+  stops.subscribe((notice) => notice.kind === 'run' && services.get(notice.member)?.stopHere(notice.run, notice.reason));
   return {
-    /** Listens for stops sent by other processes. */
-    start: () => cancels.listen(),
     serviceFor(member: Member): RunService {
       let service = services.get(member.id);
       if (!service) {
@@ -66,7 +65,7 @@ export function teamRuns(
           limiter,
           team: { store: storage(member), prices, reserve: budget.reserve, member: member.id },
         });
-        service = new MemberRunService(local, budget, (run, reason) => cancels.send({ member: member.id, run, reason }));
+        service = new MemberRunService(local, budget, (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }));
         services.set(member.id, service);
       }
       return service;
@@ -77,7 +76,6 @@ export function teamRuns(
     finished: () => Promise.all([...services.values()].map((service) => service.finished())).then(() => undefined),
     /** Runs still executing are journaled as interrupted, to be resumed; then the upstream connections close. */
     async close(): Promise<void> {
-      cancels.close();
       await Promise.all([...services.values()].map((service) => service.close()));
       await client.close();
     },

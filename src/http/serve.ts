@@ -12,6 +12,7 @@ import { packageVersion } from '../version.js';
 import { teamRoutes } from './app.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import { memberConfig, teamRuns } from './member-runs.js';
+import { Stops } from './stops.js';
 
 export const SERVE_HELP = `Usage: parallel-llm-mcp serve --http [--host H] [--port P] [--drain-seconds S]
 
@@ -71,11 +72,12 @@ export async function serveCommand(args: string[]): Promise<number> {
 async function serve(team: Team, pool: pg.Pool, config: Config, options: { host: string; port: number; drainMs: number }): Promise<number> {
   const version = packageVersion();
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
-  const runs = teamRuns(config, OpenRouterClient.fromConfig(config, logger), logger, team, pool);
-  await runs.start();
+  const stops = new Stops(pool, logger);
+  const runs = teamRuns(config, OpenRouterClient.fromConfig(config, logger), logger, team, pool, stops);
   const serveMcp = mcpEndpoint({
     team,
     pool,
+    stops,
     logger,
     serverFor: (member) =>
       createServer({
@@ -86,6 +88,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
       }),
   });
   const routes = teamRoutes(team, pool, serveMcp);
+  await stops.listen();
   const server = createHttpServer((req, res) => {
     routes.route(req, res).catch((error: unknown) => {
       logger.error({ err: error, url: req.url }, 'a request failed unexpectedly');
@@ -98,7 +101,10 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   const shown = address.includes(':') ? `[${address}]` : address;
   process.stderr.write(`parallel-llm-mcp serve: listening on http://${shown}:${bound}/mcp\n`);
   const signals = ['SIGINT', 'SIGTERM'] as const;
-  const signalled = () => new Promise<string>((resolve) => signals.forEach((name) => process.once(name, () => resolve(name))));
+  const signalled = () =>
+    new Promise<string>((resolve) => {
+      for (const name of signals) process.once(name, () => resolve(name));
+    });
   const first = await signalled();
   routes.drain();
   const running = runs.running();
@@ -111,6 +117,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   ]);
   clearTimeout(limit);
   if (outcome !== 'finished') process.stderr.write(`parallel-llm-mcp serve: ${outcome}: stopping runs going on, to be resumed\n`);
+  stops.close();
   await runs.close();
   server.close();
   server.closeIdleConnections();

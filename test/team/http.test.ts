@@ -95,6 +95,19 @@ const ask = async (client: Client, args: Record<string, unknown>) =>
   (await within(20_000, client.callTool({ name: 'process_prompt', arguments: args }))) as CallToolResult;
 const getRun = async (client: Client, runId: string) =>
   (await within(20_000, client.callTool({ name: 'get_run', arguments: { run_id: runId } }))) as CallToolResult;
+/** process_prompt as a task: its id at once, and how to read the rest of its stream, so the call ends. */
+async function startTask(client: Client, prompt: string): Promise<{ taskId: string; drained: () => Promise<void> }> {
+  const stream = client.experimental.tasks.callToolStream({ name: 'process_prompt', arguments: { prompt } }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  });
+  const first = await within(10_000, stream.next());
+  const drained = async () => {
+    for await (const _ of stream) {
+      // Read to its end.
+    }
+  };
+  return { taskId: (first.value as { task: { taskId: string } }).task.taskId, drained };
+}
 const data = (result: CallToolResult) => result.structuredContent as unknown as StructuredResult;
 const resultText = (result: CallToolResult) => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 
@@ -113,36 +126,23 @@ describe('MCP over Streamable HTTP, any process serving any request of a session
     expect(data(await getRun(back, data(asked).run_id))).toMatchObject({ status: 'complete', answer: 'the synthesis' });
   });
 
-  it('a task made on one process is followed, read and listed as done from the other', async () => {
+  it('a task made on one process is followed and read as done from the other', async () => {
     const ann = await member('ann-tasks');
     const { client, transport } = await connect(one, ann.token, { capabilities: { tasks: {} } });
-    const stream = client.experimental.tasks.callToolStream(
-      { name: 'process_prompt', arguments: { prompt: 'a task, slow' } },
-      CallToolResultSchema,
-      { task: { ttl: 60_000 } },
-    );
-    const first = await within(10_000, stream.next());
-    const taskId = (first.value as { task: { taskId: string } }).task.taskId;
+    const { taskId, drained } = await startTask(client, 'a task, slow');
     const { client: other } = await connect(two, ann.token, { sessionId: transport.sessionId! });
     expect((await other.experimental.tasks.getTask(taskId)).status).toBe('working');
     await waitFor(async () => (await other.experimental.tasks.getTask(taskId)).status === 'completed', 15_000);
     const result = (await other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
     expect(data(result)).toMatchObject({ status: 'complete', run_id: taskId, answer: 'the synthesis' });
-    for await (const _ of stream) {
-      // Drained, so the first process's call ends.
-    }
+    await drained();
   });
 
   it('tasks/cancel on one process stops the run the other executes; another member’s cancel finds no such task', async () => {
     const ann = await member('ann-cancel');
     const bob = await member('bob-cancel');
     const { client, transport } = await connect(one, ann.token, { capabilities: { tasks: {} } });
-    const stream = client.experimental.tasks.callToolStream(
-      { name: 'process_prompt', arguments: { prompt: 'a stoppable task' } },
-      CallToolResultSchema,
-      { task: { ttl: 60_000 } },
-    );
-    const taskId = ((await within(10_000, stream.next())).value as { task: { taskId: string } }).task.taskId;
+    const { taskId, drained } = await startTask(client, 'a stoppable task');
     await waitFor(() => chatRequests('a stoppable task').some((request) => request.model === 'team/one'), 10_000);
     const { client: bobs } = await connect(two, bob.token);
     await expect(bobs.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/not found|No task/i);
@@ -152,25 +152,34 @@ describe('MCP over Streamable HTTP, any process serving any request of a session
     expect(fake.aborted).toBeGreaterThan(aborted);
     const result = (await other.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
     expect(data(result).status).toBe('cancelled');
-    for await (const _ of stream) {
-      // Drained, so the first process's call ends.
-    }
+    await drained();
   });
 
-  it('a user’s stop of a plain call, sent in a request of its own, stops the run that call is waiting on', async () => {
+  it('a user’s stop of a plain call, sent in a request of its own to the other process, stops the run that call is waiting on', async () => {
     const ann = await member('ann-stop');
-    const { client } = await connect(one, ann.token);
-    const stop = new AbortController();
-    const calling = client.callTool({ name: 'process_prompt', arguments: { prompt: 'a stoppable call' } }, undefined, {
-      signal: stop.signal,
-    });
+    const { client, transport } = await connect(one, ann.token);
+    const session = { 'Mcp-Session-Id': transport.sessionId!, 'Mcp-Protocol-Version': '2025-11-25' };
+    const call = new AbortController();
+    const calling = fetch(`${one.base}/mcp`, {
+      method: 'POST',
+      headers: { ...headersOf(ann.token), ...session },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'stop-me',
+        method: 'tools/call',
+        params: { name: 'process_prompt', arguments: { prompt: 'a stoppable call' } },
+      }),
+      signal: call.signal,
+    }).catch(() => undefined);
     await waitFor(() => chatRequests('a stoppable call').some((request) => request.model === 'team/one'), 10_000);
     const aborted = fake.aborted;
-    stop.abort('the user pressed stop');
-    await expect(calling).rejects.toThrow();
+    const stop = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'stop-me', reason: 'the user pressed stop' } };
+    expect((await post(two, ann.token, stop, session)).status).toBe(202);
     await waitFor(() => fake.aborted > aborted, 10_000);
     const [run] = (await client.listResources()).resources;
     expect(data(await getRun(client, run!.name)).status).toBe('cancelled');
+    call.abort();
+    await calling;
   });
 
   it('keeps what the client said at initialize for every later request: an MCP App client sees the run page’s tool on the other process', async () => {
@@ -217,16 +226,18 @@ describe('sessions', () => {
   });
 });
 
+/** The headers a client's POST to /mcp carries. */
+const headersOf = (token: string) => ({
+  Authorization: `Bearer ${token}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+});
+
 /** A raw POST to /mcp as a client sends it. */
 async function post(serve: ServeProcess, token: string, body: unknown, headers: Record<string, string> = {}) {
   const reply = await fetch(`${serve.base}/mcp`, {
     method: 'POST',
-    headers: {
-      Authorization: `Bearer ${token}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      ...headers,
-    },
+    headers: { ...headersOf(token), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: reply.status, body: await reply.text() };
@@ -345,7 +356,7 @@ describe('malformed HTTP', () => {
     expect((await post(one, jo.token, huge)).status).toBe(413);
     const chunked = await fetch(`${one.base}/mcp`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${jo.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      headers: headersOf(jo.token),
       body: new Blob([huge]).stream(),
       duplex: 'half',
     } as RequestInit);
