@@ -12,6 +12,7 @@ import { startServe, stopAllServes, type ServeProcess } from './serve-process.js
 
 /** The placeholders a member replaces: the server's URL and their token (as itself, or through an environment variable or an input). */
 const URL_PLACEHOLDER = 'https://plm.example.com/mcp';
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Cursor's and VS Code's own placeholders, written as the configs write them.
 const TOKEN_PLACEHOLDERS = ['plm_...', '${env:PLM_TOKEN}', '${input:plm-token}'];
 
 /** A member's client as a config gives it: where it connects and the headers it sends. */
