@@ -82,8 +82,6 @@ export function teamRuns(
   };
 }
 
-export type TeamRuns = ReturnType<typeof teamRuns>;
-
 /** A member's runs, with their budget held before each new run and settled after it. */
 class MemberRunService implements RunService {
   readonly notice = undefined;
