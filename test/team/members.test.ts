@@ -77,6 +77,17 @@ describe('budgets per call', () => {
     ]);
     expect([a, b].filter((result) => result.isError).map(resultText)).toEqual([expect.stringMatching(/over budget/)]);
   });
+
+  it('the same request again, on the other process, joins its run: nothing asked twice, nothing held twice', async () => {
+    const lou = await member('lou', 5);
+    const first = data(await ask((await connect(one, lou.token)).client, { prompt: 'lou asks once' }));
+    const again = data(await ask((await connect(two, lou.token)).client, { prompt: 'lou asks once' }));
+    expect([again.run_id, again.joined]).toEqual([first.run_id, 'attached']);
+    expect(chatRequests('lou asks once').filter((request) => request.model === 'team/one')).toHaveLength(1);
+    expect((await pool.query('SELECT 1 FROM plm.runs WHERE member_id = $1', [lou.id])).rowCount).toBe(1);
+    await waitFor(async () => (await period(lou.id))!.reserved === 0, 10_000);
+    expect((await period(lou.id))!.spent).toBeCloseTo(first.totals.cost!, 6);
+  });
 });
 
 describe('isolation between members', () => {
