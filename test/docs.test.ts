@@ -47,7 +47,7 @@ describe('the README', () => {
   const readme = read('README.md');
 
   it('stays short, with the docs in docs/', () => {
-    expect(readme.split('\n').length).toBeLessThan(200);
+    expect(readme.split('\n').length).toBeLessThan(215);
   });
 
   it('has a quick start on its first screen: the key, Claude Code’s command, a client config block, and a first ask', () => {

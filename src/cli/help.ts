@@ -10,7 +10,7 @@ Usage:
   parallel-llm-mcp runs            the run host and the newest runs (status, time, answers, cost)
   parallel-llm-mcp cancel RUN_ID   stop a run and its billing (its saved answers are kept)
   parallel-llm-mcp view [RUN_ID]   see the runs in a browser: every answer side by side, live
-  parallel-llm-mcp serve --http    team mode's server (unfinished: it cannot run prompts yet)
+  parallel-llm-mcp serve --http    team mode's server: MCP over HTTP for a team's members (docs/team.md)
   parallel-llm-mcp users ...       team mode's members, tokens and budgets (docs/team.md)
   parallel-llm-mcp usage           team mode's runs, tokens and cost per member
   parallel-llm-mcp --help          this text (also: ask --help, doctor --help, ...)

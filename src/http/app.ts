@@ -2,29 +2,52 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { Team } from '../team/load.js';
 import { bearerAuth } from './auth.js';
+import { rpcError, send } from './replies.js';
+import type { Member } from './member-runs.js';
 
 /** /healthz's limit on the database's answer. */
 const HEALTH_MS = 1_000;
 
+export interface TeamRoutes {
+  route(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** From now on /mcp answers 503: the process is stopping, and takes no new call. */
+  drain(): void;
+}
+
 /**
- * The team server's routes, as far as they go without the run engine: GET /healthz, and /mcp's
- * bearer auth, answered before the request's body is read. An authenticated call is answered
- * 501 until team mode can run prompts (docs/team.md).
+ * The team server's routes: GET /healthz, and /mcp behind bearer auth, which is decided
+ * before the request's body is read. A draining process answers /mcp 503 at once.
  */
-export function teamRoutes(team: Team, pool: pg.Pool) {
+export function teamRoutes(
+  team: Team,
+  pool: pg.Pool,
+  serveMcp: (req: IncomingMessage, res: ServerResponse, member: Member) => Promise<void>,
+): TeamRoutes {
   const authenticate = bearerAuth(team, pool);
-  return async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
-    if (pathname === '/healthz') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { Allow: 'GET, HEAD' });
-      const up = await answersWithin(pool, HEALTH_MS);
-      return send(res, up ? 200 : 503, { status: up ? 'ok' : 'the database does not answer' });
-    }
-    if (pathname !== '/mcp') return send(res, 404, { error: 'not found: MCP is served at /mcp' });
-    const auth = await authenticate(req);
-    // Connection: close, so a body nobody will read is not waited for on a kept-alive connection.
-    if (!auth.ok) return send(res, auth.status, rpcError(auth.message), { ...auth.headers, Connection: 'close' });
-    return send(res, 501, rpcError('team mode cannot run prompts yet: see docs/team.md'), { Connection: 'close' });
+  let draining = false;
+  return {
+    drain() {
+      draining = true;
+    },
+    async route(req, res) {
+      const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+      if (pathname === '/healthz') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET /healthz' }, { Allow: 'GET, HEAD' });
+        if (draining) return send(res, 503, { status: 'stopping' });
+        const up = await answersWithin(pool, HEALTH_MS);
+        return send(res, up ? 200 : 503, { status: up ? 'ok' : 'the database does not answer' });
+      }
+      if (pathname !== '/mcp') return send(res, 404, { error: 'not found: MCP is served at /mcp' });
+      // Connection: close, so a body nobody will read is not waited for on a kept-alive connection.
+      if (draining)
+        return send(res, 503, rpcError('this server is stopping and takes no new call; try again (another process serves it)'), {
+          'Retry-After': '5',
+          Connection: 'close',
+        });
+      const auth = await authenticate(req);
+      if (!auth.ok) return send(res, auth.status, rpcError(auth.message), { ...auth.headers, Connection: 'close' });
+      return serveMcp(req, res, auth.member);
+    },
   };
 }
 
@@ -41,11 +64,4 @@ async function answersWithin(pool: pg.Pool, ms: number): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A JSON-RPC error with no id, as the SDK's transport sends for a request it refuses. */
-const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
 }

@@ -23,6 +23,8 @@ export function refusalText(refusal: StartRefusal): string {
   switch (refusal.kind) {
     case 'follow_up':
       return `Cannot follow up: ${refusal.message}.`;
+    case 'budget':
+      return `Refused before any request: ${refusal.message}.`;
     case 'prices_unavailable':
       return `Refused before any request: the cost ceiling is $${refusal.ceiling_usd}, and ${refusal.message}. ${refusal.advice}`;
     case 'unpriced':

@@ -1,7 +1,7 @@
 import type { PriceCatalog } from '../openrouter/price-catalog.js';
 import { err, ok, type Result } from '../result.js';
 import { costRefusalRecord, fitCeiling, worstCaseRecord } from './ceiling.js';
-import { worstCase, type CostPlan } from './cost.js';
+import { worstCase, type CostPlan, type WorstCase } from './cost.js';
 import { readEarlierRun, type EarlierSources } from './earlier.js';
 import { boundEarlier, longestConversation, type EarlierRun } from './follow-up.js';
 import type { CostRecord } from './record.js';
@@ -10,11 +10,20 @@ import type { RunRequest } from './request.js';
 import type { SavedRun } from './new-record.js';
 import type { StoredRun } from './stored.js';
 
+/**
+ * Holds a new run's worst case (undefined when prices cannot be read) against a budget before
+ * anything is asked upstream, under the id the run will have; a refusal starts nothing. Asked
+ * again for the same id when a claim is retried, so it must answer the same without holding twice.
+ */
+export type Reserve = (runId: string, request: RunRequest, worst: WorstCase | undefined) => Promise<Result<void, StartRefusal>>;
+
 export interface AdmissionDeps {
   prices: Pick<PriceCatalog, 'prices' | 'atHand'>;
   earlierRun(id: string): Promise<Result<EarlierRun, string>>;
   maxPromptChars: number;
   synthesisMaxChars: number;
+  /** Team mode's budgets: every new run's worst case is held before it starts. */
+  reserve?: Reserve;
 }
 
 export interface Admitted {
@@ -37,6 +46,7 @@ async function admit(
   ceilingUsd: number | undefined,
   saved: readonly number[],
   deps: AdmissionDeps,
+  newRunId?: string,
 ): Promise<Result<Admitted, StartRefusal>> {
   const followed = request.followUpOf === undefined ? undefined : await followUp(request, request.followUpOf, deps);
   if (followed && !followed.ok) return followed;
@@ -53,6 +63,7 @@ async function admit(
     ...(request.agreement === false ? { agreement: false } : {}),
   };
   const admitted = (cost: CostRecord): Result<Admitted, StartRefusal> => ok({ cost, ...(earlier ? { earlier } : {}), warnings });
+  if (deps.reserve && newRunId !== undefined) return reserved(plan, ceilingUsd, deps, deps.reserve, newRunId, request, admitted);
   if (ceilingUsd === undefined) {
     const prices = deps.prices.atHand();
     return admitted(prices ? { worst_case: worstCaseRecord(worstCase(plan, prices.table), prices) } : {});
@@ -63,6 +74,33 @@ async function admit(
   const fit = fitCeiling(plan, prices.value.table, ceilingUsd);
   if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
   return admitted({ ceiling_usd: ceilingUsd, worst_case: worstCaseRecord(fit.value, prices.value) });
+}
+
+/** A budget needs the worst case, so prices are waited for here as under a ceiling; the ceiling, if any, is checked first. */
+async function reserved(
+  plan: CostPlan,
+  ceilingUsd: number | undefined,
+  deps: AdmissionDeps,
+  reserve: Reserve,
+  runId: string,
+  request: RunRequest,
+  admitted: (cost: CostRecord) => Result<Admitted, StartRefusal>,
+): Promise<Result<Admitted, StartRefusal>> {
+  const prices = await deps.prices.prices();
+  if (!prices.ok) {
+    if (ceilingUsd !== undefined)
+      return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
+    const held = await reserve(runId, request, undefined);
+    return held.ok ? admitted({}) : held;
+  }
+  const fit = ceilingUsd === undefined ? ok(worstCase(plan, prices.value.table)) : fitCeiling(plan, prices.value.table, ceilingUsd);
+  if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
+  const held = await reserve(runId, request, fit.value);
+  if (!held.ok) return held;
+  return admitted({
+    ...(ceilingUsd === undefined ? {} : { ceiling_usd: ceilingUsd }),
+    worst_case: worstCaseRecord(fit.value, prices.value),
+  });
 }
 
 async function followUp(
@@ -83,7 +121,8 @@ async function followUp(
 
 /** Whether a request may start, or a stopped run resume: decided before anything is paid. */
 export interface Admit {
-  fresh(): Promise<Result<Admitted, StartRefusal>>;
+  /** `id`: the id the new run will have, under which a budget holds its worst case. */
+  fresh(id: string): Promise<Result<Admitted, StartRefusal>>;
   /** A resumed run pays only for the answers it cannot read back. */
   resume(stopped: StoredRun): Promise<Result<AdmittedResume, StartRefusal>>;
 }
@@ -91,7 +130,7 @@ export interface Admit {
 export function admitter(deps: Omit<AdmissionDeps, 'earlierRun'>, sources: EarlierSources, keepChars: number) {
   const withEarlier = { ...deps, earlierRun: (id: string) => readEarlierRun(id, sources, deps.maxPromptChars) };
   return (request: RunRequest, ceilingUsd: number | undefined): Admit => ({
-    fresh: () => admit(request, ceilingUsd, [], withEarlier),
+    fresh: (id) => admit(request, ceilingUsd, [], withEarlier, id),
     async resume(stopped) {
       const saved = await savedRun(stopped, keepChars);
       const admitted = await admit(request, ceilingUsd, [...saved.answers.keys()], withEarlier);

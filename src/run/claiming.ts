@@ -59,7 +59,7 @@ export async function claimRequest(key: string, context: ClaimContext, fresh: bo
           admission = { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) };
           return { run_id: verdict.resume.id, owner, at: new Date().toISOString() };
         }
-        admission = { start: allowed(await admit.fresh()) };
+        admission = { start: allowed(await admit.fresh(id)) };
         folder ??= store.createRun(id);
         await folder;
         return { run_id: id, owner, at: new Date().toISOString() };
@@ -75,8 +75,9 @@ export async function claimRequest(key: string, context: ClaimContext, fresh: bo
     const followed = await follow(taken.claim, context);
     if (followed) return { follow: followed };
   }
-  const admitted = await admit.fresh();
-  return admitted.ok ? { start: newRunId(), admitted: admitted.value } : { refused: admitted.error };
+  const id = newRunId();
+  const admitted = await admit.fresh(id);
+  return admitted.ok ? { start: id, admitted: admitted.value } : { refused: admitted.error };
 }
 
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);

@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import { Deadline } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { OpenRouterClient } from '../openrouter/client.js';
-import { priceCatalogFor, takesStructuredOutput } from '../openrouter/price-catalog.js';
+import { priceCatalogFor, takesStructuredOutput, type PriceCatalog } from '../openrouter/price-catalog.js';
 import { Redactor } from '../openrouter/redact.js';
 import { err, ok, type Result } from '../result.js';
 import { runStorage } from '../store/run-store.js';
 import { isRunId, type RunStorage } from '../store/store.js';
+import type { Reserve } from './admission.js';
 import { changeWithin, waitsForChange } from './change-signal.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { STATUS, stateOf } from './record.js';
@@ -27,16 +28,25 @@ import type {
 import type { RunRequest } from './request.js';
 import { viewOf } from './view.js';
 
+export interface LocalRunsOptions {
+  limiter?: Limiter;
+  notice?: string;
+  release?: () => Promise<void>;
+  /** Team mode, one member's runs: where they are kept, prices shared by every member, their budget, and who they are. */
+  team?: { store: RunStorage | undefined; prices: PriceCatalog; reserve: Reserve; member: string };
+}
+
 /** Runs executed in this process: one limiter, store, client and model catalog (prices, and which models take structured output). */
 export function localRuns(
   config: Config,
   client: OpenRouterClient,
   logger: Logger,
-  options: { limiter?: Limiter; notice?: string; release?: () => Promise<void> } = {},
+  options: LocalRunsOptions = {},
 ): { runs: Runs; service: LocalRunService } {
   const redactor = new Redactor(config.apiKey);
-  const store = runStorage(config);
-  const prices = priceCatalogFor(client);
+  const { team } = options;
+  const store = team ? team.store : runStorage(config);
+  const prices = team?.prices ?? priceCatalogFor(client);
   const runs = new Runs({
     deps: {
       client,
@@ -48,8 +58,14 @@ export function localRuns(
       structuredOutput: (model) => takesStructuredOutput(prices, model),
     },
     store,
-    upstream: upstreamIdentity(config),
-    admission: { prices, maxPromptChars: config.maxPromptChars, synthesisMaxChars: config.synthesisMaxChars },
+    // Two members asking the same are two requests: each pays for, and sees, only their own run.
+    upstream: team ? `${upstreamIdentity(config)} member ${team.member}` : upstreamIdentity(config),
+    admission: {
+      prices,
+      maxPromptChars: config.maxPromptChars,
+      synthesisMaxChars: config.synthesisMaxChars,
+      ...(team ? { reserve: team.reserve } : {}),
+    },
     logger,
     redact: (text) => redactor.secretIn(text),
   });

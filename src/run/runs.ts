@@ -139,10 +139,10 @@ export class Runs {
       return { run: { live: run }, joined: 'resumed' };
     }
     // Started under a claim, or (no claim to be had) here all the same.
-    const admitted = claimed ? ok(claimed.admitted) : await admit.fresh();
+    const id = claimed?.start ?? newRunId();
+    const admitted = claimed ? ok(claimed.admitted) : await admit.fresh(id);
     if (!admitted.ok) return { refused: admitted.error };
-    const at = claimed ? { id: claimed.start, place: claimed.place } : { id: newRunId() };
-    return { run: { live: await this.launch(request, key, admitted.value, at) }, joined: 'new' };
+    return { run: { live: await this.launch(request, key, admitted.value, { id, place: claimed?.place }) }, joined: 'new' };
   }
 
   /** Read from its folder once whole on disk, so it is found even when the claims cannot be read; a stopped one is waited for. */

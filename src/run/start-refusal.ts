@@ -20,6 +20,8 @@ export const startRefusalSchema = z.discriminatedUnion('kind', [
   /** No worst case can be promised under the ceiling; worst_case.unpriced says which model and why. */
   z.object({ kind: z.literal('unpriced'), ceiling_usd: z.number(), worst_case: worstCaseSchema }),
   z.object({ kind: z.literal('prices_unavailable'), ceiling_usd: z.number(), message: z.string(), advice: z.string() }),
+  /** Team mode: the member's budget cannot hold the worst case (what remains, when it resets), or cannot be reached. */
+  z.object({ kind: z.literal('budget'), message: z.string() }),
   /** The run to follow up is unknown, unfinished, or has nothing to follow. */
   z.object({ kind: z.literal('follow_up'), message: z.string() }),
 ]);

@@ -34,12 +34,13 @@ const codeBlocks = (language: string) =>
     [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\\s*\`\`\``, 'g'))].map((match) => ({ page, block: match[1]! })),
   );
 
-/** The servers of a Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`) config. */
+/** The servers a Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`) config starts; a team server's (a URL) is test/team's. */
 function launchesInJson(text: string, where: string): Launch[] {
-  const config = JSON.parse(text) as Record<string, Record<string, { command: string; args?: string[]; env?: Record<string, string> }>>;
-  return Object.values(config.mcpServers ?? config.servers ?? {}).map((server) => ({
+  const config = JSON.parse(text) as Record<string, Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>>;
+  const started = Object.values(config.mcpServers ?? config.servers ?? {}).filter((server) => server.command !== undefined);
+  return started.map((server) => ({
     where,
-    command: server.command,
+    command: server.command!,
     args: server.args ?? [],
     env: server.env ?? {},
   }));
@@ -58,6 +59,7 @@ function launchesInToml(text: string, where: string): Launch[] {
   return text
     .split(/^\s*\[mcp_servers\.[\w-]+\]\s*$/m)
     .slice(1)
+    .filter((section) => /^\s*command\s*=/m.test(section))
     .map((section) => {
       const value = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*(.+)$`, 'm').exec(section)?.[1];
       const env = Object.fromEntries(
@@ -74,7 +76,7 @@ const launches: Launch[] = [
     block
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => line.startsWith('claude mcp add '))
+      .filter((line) => line.startsWith('claude mcp add ') && !line.includes('--transport http'))
       .map((line) => launchOfClaudeCommand(line, `${page} claude mcp add`)),
   ),
   ...launchesInJson(mcpConfig, 'mcp_config.json'),

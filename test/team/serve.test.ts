@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { addMember, migrate, openPool, revokeMember } from '../../packages/team/src/index.js';
+import { VALID_KEY } from '../support/fake-openrouter.js';
 import { tempDir } from '../support/harness.js';
 import { waitFor, within } from '../support/wait.js';
 import { cli } from './cli.js';
@@ -21,7 +24,7 @@ beforeAll(async () => {
   await migrate(pool);
   server = spawn(process.execPath, [path.join(inject('cliDir'), 'dist', 'bin.js'), 'serve', '--http', '--port', '0'], {
     cwd: await tempDir('plm-serve-'),
-    env: { PATH: process.env.PATH ?? '', PARALLEL_LLM_DATABASE_URL: postgres.url },
+    env: { PATH: process.env.PATH ?? '', PARALLEL_LLM_DATABASE_URL: postgres.url, OPENROUTER_API_KEY: VALID_KEY },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -68,7 +71,7 @@ function request(method: string, pathname: string, headers: Record<string, strin
 
 const call = (token?: string) => request('POST', '/mcp', token === undefined ? {} : { Authorization: `Bearer ${token}` }, undefined);
 
-describe('serve --http without the run engine', () => {
+describe('serve --http: health, auth and the database', () => {
   it('answers /healthz 200 while the database answers', async () => {
     const health = await request('GET', '/healthz', {}, '');
     expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok' }]);
@@ -85,15 +88,22 @@ describe('serve --http without the run engine', () => {
 
   it('lets a member’s token through, and refuses it within 10 s of its revocation', async () => {
     const { token } = await addMember(pool, { name: 'ann' });
-    expect((await call(token)).status).toBe(501);
+    // Past the auth: the MCP transport's own answer to a request that accepts no event stream.
+    expect((await call(token)).status).toBe(406);
     await revokeMember(pool, 'ann');
     const revoked = Date.now();
     await waitFor(async () => (await call(token)).status === 401, 10_000);
     expect(Date.now() - revoked).toBeLessThan(10_000);
   });
 
-  it('while the database is down: /healthz 503 within its second, a valid token 503 with Retry-After, never 401; both recover when it is back', async () => {
+  it('while the database is down: /healthz 503 within its second, a valid token 503 with Retry-After, never 401, an MCP call a clear error at once; all recover when it is back', async () => {
     const { token } = await addMember(pool, { name: 'bob' });
+    const { token: carolToken } = await addMember(pool, { name: 'carol' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${carolToken}` } },
+    });
+    const client = new Client({ name: 'team-test', version: '1.0.0' });
+    await client.connect(transport);
     // The test cluster commits without waiting for the disk; an immediate stop would lose bob.
     await pool.query('CHECKPOINT');
     await postgres.stop();
@@ -102,6 +112,13 @@ describe('serve --http without the run engine', () => {
       const health = await request('GET', '/healthz', {}, '');
       expect(health.status).toBe(503);
       expect(Date.now() - started).toBeLessThan(3_000);
+      // Carol's token is still trusted from connecting: her session's lookup is what finds the database gone.
+      const calling = Date.now();
+      await expect(within(10_000, client.listTools())).rejects.toMatchObject({
+        code: 503,
+        message: expect.stringContaining('the team database does not answer'),
+      });
+      expect(Date.now() - calling).toBeLessThan(5_000);
       const refused = await within(10_000, call(token));
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('5');
@@ -109,7 +126,9 @@ describe('serve --http without the run engine', () => {
       await postgres.start();
     }
     await waitFor(async () => (await request('GET', '/healthz', {}, '')).status === 200, 10_000);
-    expect((await call(token)).status).toBe(501);
+    expect((await call(token)).status).toBe(406);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('process_prompt');
+    await client.close();
   });
 
   it('refuses to start without a database URL, saying why', async () => {

@@ -25,10 +25,16 @@ afterAll(() => pool.end());
 describe('MCP sessions in Postgres', () => {
   it('any process finds a session by its id, with what initialize negotiated', async () => {
     const capabilities = { elicitation: {}, tasks: { requests: { tools: { call: {} } } } };
-    const id = await openSession(pool, ann, { protocolVersion: '2025-11-25', clientCapabilities: capabilities });
+    const clientInfo = { name: 'claude-code', version: '2.1.0' };
+    const id = await openSession(pool, ann, { protocolVersion: '2025-11-25', clientCapabilities: capabilities, clientInfo });
     const elsewhere = openPool(url, { max: 1 });
     try {
-      expect(await findSession(elsewhere, ann, id)).toEqual({ id, protocolVersion: '2025-11-25', clientCapabilities: capabilities });
+      expect(await findSession(elsewhere, ann, id)).toEqual({
+        id,
+        protocolVersion: '2025-11-25',
+        clientCapabilities: capabilities,
+        clientInfo,
+      });
     } finally {
       await elsewhere.end();
     }

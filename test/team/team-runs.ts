@@ -8,7 +8,7 @@ import { silentLogger, testClient } from '../support/client.js';
 import { VALID_KEY } from '../support/fake-openrouter.js';
 
 /**
- * The run lifecycle of src/run on a given store, as src/run/local-runs.ts builds it for the output
+ * The run lifecycle of src/run on a given store, as src/run/local.ts's localRuns builds it for the output
  * folder: models `${prefix}/a`, `/b` and `/c`, synthesized by `${prefix}/synth`, asked of the fake
  * OpenRouter at `fakeUrl`. Returns the runs, the request, and a `close` that lets go of everything.
  */

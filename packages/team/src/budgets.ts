@@ -6,20 +6,23 @@ import type { Period } from './members.js';
 /** What a reservation decided. Amounts are US dollars; times are the period's, in UTC. */
 export type Reservation =
   | { ok: true; periodStart: Date; resetsAt: Date }
-  | { ok: false; budgetUsd: number; remainingUsd: number; period: Period; resetsAt: Date; worstCaseUsd: number };
+  | { ok: false; budgetUsd: number; remainingUsd: number; period: Period; resetsAt: Date; worstCaseUsd: number | null };
 
 /**
  * Reserves a run's worst case against its member's budget for the current period, and records
  * the run, in one transaction. The reservation is one conditional UPDATE of the period's row:
  * under READ COMMITTED a second process's UPDATE of the same row waits for the first to commit,
  * then checks its condition against what the first left, so two calls that each fit alone but
- * not together never both pass, whichever processes make them. No budget means no limit.
+ * not together never both pass, whichever processes make them. No budget means no limit. A
+ * worst case of null (a model with no price) cannot be held against a budget: refused where
+ * there is one, recorded as 0 where there is none.
  */
 export async function reserve(
   pool: pg.Pool,
-  { memberId, runId, worstCaseUsd, models = [] }: { memberId: string; runId: string; worstCaseUsd: number; models?: string[] },
+  { memberId, runId, worstCaseUsd, models = [] }: { memberId: string; runId: string; worstCaseUsd: number | null; models?: string[] },
 ): Promise<Reservation> {
-  if (!(Number.isFinite(worstCaseUsd) && worstCaseUsd >= 0)) throw new TeamError('bad_input', `a worst case of ${worstCaseUsd} US dollars`);
+  if (worstCaseUsd !== null && !(Number.isFinite(worstCaseUsd) && worstCaseUsd >= 0))
+    throw new TeamError('bad_input', `a worst case of ${worstCaseUsd} US dollars`);
   return inTransaction(pool, async (client) => {
     // now() is the transaction's start, so every statement here agrees on the period.
     const member = await client.query<{ period: Period; start: Date; resets: Date }>(
@@ -34,10 +37,10 @@ export async function reserve(
       found.start,
     ]);
     const reserved = await client.query(
-      `UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd + $3
+      `UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd + COALESCE($3::numeric, 0)
        FROM plm.members m
        WHERE bp.member_id = $1 AND bp.period_start = $2 AND m.id = $1
-         AND (m.budget_usd IS NULL OR bp.spent_usd + bp.reserved_usd + $3 <= m.budget_usd)`,
+         AND (m.budget_usd IS NULL OR bp.spent_usd + bp.reserved_usd + $3::numeric <= m.budget_usd)`,
       [memberId, found.start, worstCaseUsd],
     );
     if (reserved.rowCount === 1) {
@@ -46,7 +49,7 @@ export async function reserve(
         memberId,
         models,
         found.start,
-        worstCaseUsd,
+        worstCaseUsd ?? 0,
       ]);
       return { ok: true, periodStart: found.start, resetsAt: found.resets };
     }
@@ -86,11 +89,37 @@ export async function settle(
   });
 }
 
+/**
+ * Gives back the reservation of a run that never started (its claim went to another run), and
+ * forgets the run: it was never asked for. False when there is no such unsettled run.
+ */
+export async function release(pool: pg.Pool, runId: string): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const run = await client.query<{ member_id: string; period_start: Date; reserved_usd: string }>(
+      'DELETE FROM plm.runs WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd',
+      [runId],
+    );
+    const released = run.rows[0];
+    if (!released) return false;
+    await client.query('UPDATE plm.budget_periods SET reserved_usd = reserved_usd - $3 WHERE member_id = $1 AND period_start = $2', [
+      released.member_id,
+      released.period_start,
+      released.reserved_usd,
+    ]);
+    return true;
+  });
+}
+
 /** Cents, or a hundredth of a cent below a dollar, where model calls usually cost. */
 const dollars = (amount: number) => `$${amount.toFixed(amount > 0 && amount < 1 ? 4 : 2)}`;
 
 /** A refusal in words: what remains, what the call might cost, and when the budget resets. */
 export function refusalMessage(refusal: Extract<Reservation, { ok: false }>): string {
+  if (refusal.worstCaseUsd === null)
+    return (
+      `this call's worst case cannot be known (a model has no price), so it cannot be held against your budget of ` +
+      `${dollars(refusal.budgetUsd)} this ${refusal.period}, of which ${dollars(refusal.remainingUsd)} remains`
+    );
   return (
     `over budget: ${dollars(refusal.remainingUsd)} of ${dollars(refusal.budgetUsd)} remains this ${refusal.period}, ` +
     `and this call may cost up to ${dollars(refusal.worstCaseUsd)}; the budget resets at ${refusal.resetsAt.toISOString()}`

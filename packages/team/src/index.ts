@@ -7,7 +7,7 @@ export { databaseUrl, inTransaction, isDown, LIMITS, openPool, reaching, shownUr
 export { TeamError, type TeamErrorKind } from './errors.js';
 export { migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
-export { refusalMessage, reserve, settle, type Reservation } from './budgets.js';
+export { refusalMessage, release, reserve, settle, type Reservation } from './budgets.js';
 export {
   addMember,
   listMembers,

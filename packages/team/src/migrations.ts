@@ -122,4 +122,12 @@ CREATE TABLE plm.request_claims (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'MCP sessions keep the client',
+    sql: `
+-- The client's name and version from initialize: which client it is decides a call's time budget and result layout.
+ALTER TABLE plm.mcp_sessions ADD COLUMN client_info jsonb NOT NULL DEFAULT '{}';
+`,
+  },
 ];

@@ -6,21 +6,25 @@ export interface Session {
   id: string;
   protocolVersion: string;
   clientCapabilities: Record<string, unknown>;
+  /** The client's `clientInfo` (name, version): {} for a session opened without it. */
+  clientInfo: Record<string, unknown>;
 }
 
 /** Records a session `initialize` opened for a member; returns its id, the Mcp-Session-Id header's value. */
 export async function openSession(
   pool: pg.Pool,
   memberId: string,
-  { protocolVersion, clientCapabilities = {} }: { protocolVersion: string; clientCapabilities?: Record<string, unknown> },
+  {
+    protocolVersion,
+    clientCapabilities = {},
+    clientInfo = {},
+  }: { protocolVersion: string; clientCapabilities?: Record<string, unknown>; clientInfo?: Record<string, unknown> },
 ): Promise<string> {
   const id = randomUUID();
-  await pool.query('INSERT INTO plm.mcp_sessions (id, member_id, protocol_version, client_capabilities) VALUES ($1, $2, $3, $4)', [
-    id,
-    memberId,
-    protocolVersion,
-    JSON.stringify(clientCapabilities),
-  ]);
+  await pool.query(
+    'INSERT INTO plm.mcp_sessions (id, member_id, protocol_version, client_capabilities, client_info) VALUES ($1, $2, $3, $4, $5)',
+    [id, memberId, protocolVersion, JSON.stringify(clientCapabilities), JSON.stringify(clientInfo)],
+  );
   return id;
 }
 
@@ -30,12 +34,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The member's open session of this id; another member's, a closed one and an unknown one alike are undefined. */
 export async function findSession(pool: pg.Pool, memberId: string, id: string): Promise<Session | undefined> {
   if (!UUID.test(id)) return undefined;
-  const { rows } = await pool.query<{ protocol_version: string; client_capabilities: Record<string, unknown> }>(
-    'SELECT protocol_version, client_capabilities FROM plm.mcp_sessions WHERE id = $1 AND member_id = $2 AND closed_at IS NULL',
+  const { rows } = await pool.query<{
+    protocol_version: string;
+    client_capabilities: Record<string, unknown>;
+    client_info: Record<string, unknown>;
+  }>(
+    `SELECT protocol_version, client_capabilities, client_info FROM plm.mcp_sessions
+     WHERE id = $1 AND member_id = $2 AND closed_at IS NULL`,
     [id, memberId],
   );
   const row = rows[0];
-  return row && { id, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities };
+  return row && { id, protocolVersion: row.protocol_version, clientCapabilities: row.client_capabilities, clientInfo: row.client_info };
 }
 
 /** Closes the member's session (an HTTP DELETE); false when it names none of theirs that is open. */

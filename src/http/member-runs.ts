@@ -1,0 +1,183 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type pg from 'pg';
+import type { Config } from '../config/config.js';
+import type { OpenRouterClient } from '../openrouter/client.js';
+import { priceCatalogFor } from '../openrouter/price-catalog.js';
+import { createLimiter } from '../run/limiter.js';
+import type { LocalRunService } from '../run/local.js';
+import { localRuns } from '../run/local.js';
+import type { Runs } from '../run/runs.js';
+import type { CancelOutcome, RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
+import type { RunRequest } from '../run/request.js';
+import { RunStore } from '../store/run-store.js';
+import type { RunStorage } from '../store/store.js';
+import type { Team } from '../team/load.js';
+import { MemberBudget } from './budget.js';
+import type { Stops } from './stops.js';
+
+/** How long a stop of a run another process executes waits for that run to end. */
+const STOP_ELSEWHERE_MS = 5_000;
+
+/** Who a request is from: a member of the team database. */
+export interface Member {
+  id: string;
+  name: string;
+}
+
+/** The settings as a member's runs see them: their output folder is a folder of their own. */
+export function memberConfig(config: Config, member: Member): Config {
+  return { ...config, outputDir: path.join(config.outputDir, 'team', member.id) };
+}
+
+/**
+ * Where a member's runs are kept: the one line that decides it. A folder of the member's own
+ * under the output folder, until the runs live in Postgres.
+ */
+export function memberStorage(config: Config, member: Member): RunStorage | undefined {
+  return config.saveOutputs ? new RunStore(memberConfig(config, member).outputDir) : undefined;
+}
+
+/**
+ * Every member's runs in this process: one upstream client, one concurrency limit and one price
+ * catalog shared, and per member their own store, their own requests (two members asking the
+ * same make two runs) and their budget.
+ */
+export function teamRuns(
+  config: Config,
+  client: OpenRouterClient,
+  logger: Logger,
+  team: Team,
+  pool: pg.Pool,
+  stops: Stops,
+  storage: (member: Member) => RunStorage | undefined = (member) => memberStorage(config, member),
+) {
+  const limiter = createLimiter(config.maxConcurrency);
+  const prices = priceCatalogFor(client);
+  const services = new Map<string, MemberRunService>();
+  stops.subscribe((notice) => notice.kind === 'run' && services.get(notice.member)?.stopHere(notice.run, notice.reason));
+  return {
+    serviceFor(member: Member): RunService {
+      let service = services.get(member.id);
+      if (!service) {
+        const budget = new MemberBudget(team, pool, member.id, logger.child({ member: member.name }));
+        const local = localRuns(config, client, logger.child({ member: member.name }), {
+          limiter,
+          team: { store: storage(member), prices, reserve: budget.reserve, member: member.id },
+        });
+        service = new MemberRunService(local, budget, (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }));
+        services.set(member.id, service);
+      }
+      return service;
+    },
+    /** Runs executing here, across members. */
+    running: () => [...services.values()].reduce((sum, service) => sum + service.running, 0),
+    /** Every run executing here has ended and its cost is settled. */
+    finished: () => Promise.all([...services.values()].map((service) => service.finished())).then(() => undefined),
+    /** Runs still executing are journaled as interrupted, to be resumed; then the upstream connections close. */
+    async close(): Promise<void> {
+      await Promise.all([...services.values()].map((service) => service.close()));
+      await client.close();
+    },
+  };
+}
+
+/** A member's runs, with their budget held before each new run and settled after it. */
+class MemberRunService implements RunService {
+  readonly notice = undefined;
+  private readonly runs: Runs;
+  private readonly local: LocalRunService;
+
+  constructor(
+    { runs, service }: { runs: Runs; service: LocalRunService },
+    private readonly budget: MemberBudget,
+    /** Asks every process to stop a run of this member's. */
+    private readonly stopElsewhere: (run: string, reason: string) => Promise<void>,
+  ) {
+    this.runs = runs;
+    this.local = service;
+  }
+
+  get running(): number {
+    return this.runs.running;
+  }
+
+  async start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+    let outcome: StartOutcome | undefined;
+    try {
+      outcome = await this.local.start(request, options);
+    } finally {
+      const started = outcome && !('refused' in outcome) && outcome.joined === 'new' ? outcome.id : undefined;
+      await this.budget.startEnded(request, started);
+    }
+    if (!('refused' in outcome) && outcome.joined !== 'attached') {
+      const run = this.runs.liveRun(outcome.id);
+      if (run)
+        this.budget.settleWhenEnded(
+          outcome.id,
+          run.settled.then(() => run.state()),
+        );
+    }
+    return outcome;
+  }
+
+  watch(id: string, options: WatchOptions) {
+    return this.local.watch(id, options);
+  }
+
+  view(id: string, maxChars: number) {
+    return this.local.view(id, maxChars);
+  }
+
+  /** A run another process executes is stopped there: asked through the database, then waited for a moment. */
+  async cancel(id: string, reason: string): Promise<CancelOutcome> {
+    const here = await this.local.cancel(id, reason);
+    if (here.stopped || this.runs.liveRun(id)) return here;
+    const found = await this.local.watch(id, { waitMs: 0 });
+    if (!found.ok || found.value.state.status !== 'running') return here;
+    try {
+      await this.stopElsewhere(id, reason);
+    } catch {
+      return {
+        stopped: false,
+        reason: `run ${id} is executed by another process, and the team database, which would tell it to stop, does not answer`,
+      };
+    }
+    const ended = await this.local.watch(id, { waitMs: STOP_ELSEWHERE_MS, untilSettled: true });
+    if (!ended.ok) return { stopped: false, reason: ended.error.message };
+    const { status } = ended.value.state;
+    if (status === 'cancelled') return { stopped: true };
+    return {
+      stopped: false,
+      reason:
+        status === 'running'
+          ? `run ${id} is executed by another process, which was asked to stop it and has not yet`
+          : `run ${id} is not running: it is ${status}`,
+    };
+  }
+
+  /** A stop another process sent: taken if the run executes here. */
+  stopHere(id: string, reason: string): void {
+    if (this.runs.liveRun(id)?.status === 'running') void this.local.cancel(id, reason);
+  }
+
+  list(limit: number) {
+    return this.local.list(limit);
+  }
+
+  /**
+   * Not passed on: each HTTP request has a server of its own, and none keeps a stream open to
+   * tell its client that the list of runs changed (GET /mcp is not served).
+   */
+  onStart(): void {}
+
+  async finished(): Promise<void> {
+    await this.local.finished();
+    await this.budget.settled();
+  }
+
+  async close(): Promise<void> {
+    await this.runs.interruptAll();
+    await this.budget.settled();
+  }
+}
