@@ -22,3 +22,15 @@ export {
 } from './members.js';
 export { usage, type MemberUsage } from './usage.js';
 export { closeSession, findSession, openSession, type Session } from './sessions.js';
+export {
+  EngineError,
+  startEngine,
+  type DrainReport,
+  type Engine,
+  type EngineErrorKind,
+  type EngineLogger,
+  type EngineOptions,
+  type RunFunction,
+  type RunOutcome,
+  type RunSteps,
+} from './engine/index.js';
