@@ -7,7 +7,7 @@
  * `{"drain": limitMs}`); events go out as JSON lines on stdout. SIGTERM drains (PLM_TEST_DRAIN_MS).
  */
 import { createInterface } from 'node:readline';
-import { openPool, startEngine, type RunSteps } from '../../packages/team/src/index.js';
+import { openPool, startEngine, type Engine, type RunSteps } from '../../packages/team/src/index.js';
 
 const url = process.env.PLM_TEST_DB!;
 const drainMs = Number(process.env.PLM_TEST_DRAIN_MS ?? 10_000);
@@ -21,12 +21,16 @@ async function part(runId: string, index: number, executor: string): Promise<str
   await pool.query('INSERT INTO step_log (run_id, step, executor, phase) VALUES ($1, $2, $3, $4)', [runId, index, executor, 'start']);
   say({ event: 'step', run: runId, step: index });
   const client = await pool.connect();
+  // A connection that breaks while held (a database restart) reports it here as well as to its query.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     await client.query("SET LOCAL lock_timeout = '120s'; SET LOCAL statement_timeout = '120s'");
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('gate:' || $1 || ':' || $2, 0))", [runId, index]);
     await client.query('COMMIT');
   } finally {
+    client.removeListener('error', ignore);
     client.release();
   }
   await pool.query('INSERT INTO step_log (run_id, step, executor, phase) VALUES ($1, $2, $3, $4)', [runId, index, executor, 'end']);
@@ -35,25 +39,32 @@ async function part(runId: string, index: number, executor: string): Promise<str
 
 const logLine = (level: string) => (fields: Record<string, unknown>, message: string) =>
   process.stderr.write(`${level} ${message} ${JSON.stringify(fields)}\n`);
-let executorId = '';
+// A run taken over as the engine starts may reach its first step before startEngine returns.
+let engineStarted: (engine: Engine<{ runId: string; steps: number }, { parts: string[] }>) => void = () => undefined;
+const started = new Promise<Engine<{ runId: string; steps: number }, { parts: string[] }>>((resolve) => (engineStarted = resolve));
 const engine = await startEngine<{ runId: string; steps: number }, { parts: string[] }>({
   pool,
   databaseUrl: url,
   version: process.env.PLM_TEST_VERSION ?? 'test-1',
-  logger: { debug: () => undefined, info: logLine('info'), warn: logLine('warn'), error: logLine('error') },
+  logger: {
+    debug: process.env.PLM_TEST_DEBUG ? logLine('debug') : () => undefined,
+    info: logLine('info'),
+    warn: logLine('warn'),
+    error: logLine('error'),
+  },
   onFenced: (error) => say({ event: 'fenced', message: error.message }),
   run: async (input, steps: RunSteps) => {
     const parts: string[] = [];
     for (let index = 0; index < input.steps; index++)
-      parts.push(await steps.step(`part-${index}`, () => part(input.runId, index, executorId)));
+      parts.push(await steps.step(`part-${index}`, async () => part(input.runId, index, (await started).executorId)));
     return { parts };
   },
 }).catch((error: Error) => {
   say({ event: 'failed', kind: (error as { kind?: string }).kind, message: error.message, stack: error.stack });
   process.exit(1);
 });
-executorId = engine.executorId;
-say({ event: 'started', executor: executorId });
+engineStarted(engine);
+say({ event: 'started', executor: engine.executorId });
 
 async function drain(limitMs: number) {
   const report = await engine.drain(limitMs);

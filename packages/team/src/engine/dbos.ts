@@ -95,7 +95,7 @@ function dbosLogger(logger: EngineLogger): DLogger {
     debug: (entry) => safe(() => logger.debug({ from: 'dbos' }, line(entry))),
     info: (entry) => safe(() => logger.debug({ from: 'dbos' }, line(entry))),
     warn: (entry) => safe(() => logger.warn({ from: 'dbos' }, line(entry))),
-    error: (entry) => safe(() => logger.error({ from: 'dbos' }, line(entry))),
+    error: (entry) => safe(() => logger.error({ from: 'dbos', ...(entry instanceof Error ? { stack: entry.stack } : {}) }, line(entry))),
   };
 }
 

@@ -1,218 +1,116 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { reaching } from '../database.js';
-import { underMigrationLock } from '../migrate.js';
-import {
-  cancelRun,
-  dbosRunning,
-  dbosStep,
-  executorsWithRuns,
-  launchDbos,
-  loadDbos,
-  migrateDbos,
-  runOutcome,
-  shutdownDbos,
-  startRun,
-  stopTaking,
-  takeOver,
-  type RunHost,
-} from './dbos.js';
+import { TeamError } from '../errors.js';
+import { dbosRunning, loadDbos } from './dbos.js';
 import { EngineError } from './errors.js';
-import { StepGate } from './gate.js';
-import { Liveness, newExecutorId } from './liveness.js';
-import type { DrainReport, Engine, EngineOptions, RunOutcome, RunSteps } from './types.js';
-import { PeerWatchers } from './watchers.js';
+import { Incarnation, type Options } from './incarnation.js';
+import type { DrainReport, Engine, EngineOptions, RunOutcome } from './types.js';
 
-/** The limits of the engine's own waits (each database statement has its own besides). */
-const LIMITS = {
-  /**
-   * One wait on a peer's lock; a wait that reaches it is renewed at once. Short, because DBOS's
-   * migrations create indexes CONCURRENTLY, which wait for every older statement in the database.
-   */
-  watchMs: 5_000,
-  /** The pause before a watch whose connection failed connects again. */
-  watchRetryMs: 1_000,
-  /** Stopping DBOS: its loops end and its connections go back to the pool. */
-  shutdownMs: 10_000,
-} as const;
+/** The pauses between attempts to start again after a fence: from the first to the longest. */
+const RESTART_MS = { first: 1_000, longest: 10_000 } as const;
 
-/** DBOS is one per process, so the engine is too: this is the one running now. */
-let live: unknown;
+/** DBOS is one per process, so the engine is too: whether one is running now. */
+let running = false;
 
 /**
- * Starts this process's engine: DBOS's tables migrated under the migration lock, this process's
- * liveness lock taken, DBOS launched, and every peer (and every dead process with unfinished
- * runs) watched. The database unreachable is a TeamError (database_down) within the pool's
+ * Starts this process's engine (an Incarnation) and keeps one going: when it is fenced (its
+ * liveness connection lost, as in a database restart), its runs go on in other processes or in
+ * the next incarnation, which this starts under a new executor id once the database answers
+ * again. The database unreachable at start is a TeamError (database_down) within the pool's
  * connect limit.
  */
 export async function startEngine<Input, Output>(options: EngineOptions<Input, Output>): Promise<Engine<Input, Output>> {
-  if (live || dbosRunning()) throw new EngineError('already_running', 'an engine is already running in this process');
-  live = true;
+  if (running || dbosRunning()) throw new EngineError('already_running', 'an engine is already running in this process');
+  running = true;
   try {
     await loadDbos();
-    const engine = await reaching(options.databaseUrl, () => TeamEngine.open(options));
-    live = engine;
+    const engine = new TeamEngine(options);
+    await engine.begin();
     return engine;
   } catch (error) {
-    live = undefined;
+    running = false;
     throw error;
   }
 }
 
-type State = 'running' | 'draining' | 'stopped' | 'fenced';
+class TeamEngine<Input, Output> implements Engine<Input, Output> {
+  #current: Incarnation<Input, Output> | undefined;
+  #lastId = '';
+  readonly #closing = new AbortController();
+  #restarted: Promise<void> = Promise.resolve();
 
-class TeamEngine<Input, Output> implements Engine<Input, Output>, RunHost {
-  #state: State = 'running';
-  /** Runs executing here now, and a wake-up for a drain waiting for them to end. */
-  #running = 0;
-  #idle: (() => void) | undefined;
-  readonly #halted = new AbortController();
-  readonly gate: StepGate;
-  readonly watchers: PeerWatchers;
-  readonly steps: RunSteps = {
-    step: (name, work) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled)),
-  };
+  constructor(private readonly options: EngineOptions<Input, Output>) {}
 
-  private constructor(
-    private readonly options: EngineOptions<Input, Output>,
-    private readonly liveness: Liveness,
-  ) {
-    this.gate = new StepGate(() => liveness.confirm());
-    this.watchers = new PeerWatchers({
-      url: options.databaseUrl,
-      selfId: liveness.executorId,
-      logger: options.logger,
-      onGone: (peerId) => this.#takeOver(peerId),
-      waitMs: LIMITS.watchMs,
-      retryMs: LIMITS.watchRetryMs,
-    });
+  /** The first incarnation, under the executor id given if any. */
+  async begin(): Promise<void> {
+    await this.#open(this.options.executorId);
   }
 
-  static async open<Input, Output>(options: EngineOptions<Input, Output>): Promise<TeamEngine<Input, Output>> {
-    const { pool, databaseUrl: url, logger } = options;
-    await underMigrationLock(pool, () => migrateDbos(pool, url, logger));
-    // The liveness events reach the engine once it exists; none can come before it does but a loss, which the launch then meets.
-    let engine: TeamEngine<Input, Output> | undefined;
-    let lostEarly: Error | undefined;
-    const liveness = await Liveness.hold(url, options.executorId ?? newExecutorId(), {
-      onLost: (error) => (engine ? engine.#fence(error) : (lostEarly = error)),
-      onPeer: (peerId) => engine?.watchers.watch(peerId),
-    });
-    engine = new TeamEngine(options, liveness);
-    try {
-      await launchDbos({ pool, url, version: options.version, executorId: liveness.executorId, logger, runHost: engine });
-      if (lostEarly) throw lostEarly;
-      await liveness.announce();
-      for (const peerId of await liveness.peers()) engine.watchers.watch(peerId);
-      // A process that died while nobody watched it (the last one, say) left runs under its id: its lock is free, so watching it takes them over at once.
-      for (const executorId of await executorsWithRuns(options.version)) engine.watchers.watch(executorId);
-    } catch (error) {
-      await engine.#halt('stopped', error as Error);
-      throw error;
-    }
-    logger.info({ executor: liveness.executorId, version: options.version, peers: engine.watchers.watched }, 'engine: started');
-    return engine;
+  async #open(executorId: string | undefined): Promise<void> {
+    const options: Options<Input, Output> = { ...this.options, executorId, onFenced: (error) => this.#fenced(error) };
+    const incarnation = await reaching(this.options.databaseUrl, () => Incarnation.open(options));
+    this.#current = incarnation;
+    this.#lastId = incarnation.executorId;
   }
 
   get executorId(): string {
-    return this.liveness.executorId;
+    return this.#current?.executorId ?? this.#lastId;
   }
 
-  begin() {
-    if (this.#state !== 'running') return undefined;
-    this.#running++;
-    return {
-      run: (input: unknown) => this.options.run(input as Input, this.steps),
-      working: () => !this.gate.closed,
-      end: () => {
-        if (--this.#running === 0) this.#idle?.();
-      },
-    };
+  start(runId: string, input: Input): Promise<void> {
+    return this.#live().start(runId, input);
   }
 
-  async start(runId: string, input: Input): Promise<void> {
-    this.#mustRun();
-    await reaching(this.options.databaseUrl, () => startRun(runId, input));
+  result(runId: string, waitMs: number): Promise<RunOutcome<Output>> {
+    return this.#live().result(runId, waitMs);
   }
 
-  async result(runId: string, waitMs: number): Promise<RunOutcome<Output>> {
-    this.#mustBeLaunched();
-    return reaching(this.options.databaseUrl, () => runOutcome<Output>(runId, waitMs));
-  }
-
-  async cancel(runId: string): Promise<void> {
-    this.#mustBeLaunched();
-    await reaching(this.options.databaseUrl, () => cancelRun(runId));
+  cancel(runId: string): Promise<void> {
+    return this.#live().cancel(runId);
   }
 
   async drain(limitMs: number): Promise<DrainReport> {
-    if (this.#state !== 'running') return { finished: 0, handedOver: this.#running };
-    this.#state = 'draining';
-    const before = this.#running;
-    this.options.logger.info({ executor: this.executorId, runs: before, limitMs }, 'engine: draining');
-    await this.watchers.close();
-    await this.#bounded(stopTaking(), 'stop taking runs');
-    if (this.#running > 0) {
-      const idle = new Promise<void>((resolve) => (this.#idle = resolve));
-      await Promise.race([idle, sleep(limitMs, undefined, { signal: this.#halted.signal }).catch(() => undefined)]);
-    }
-    const handedOver = this.#running;
-    await this.#halt('stopped', new EngineError('stopped', 'the engine stopped after draining'));
-    return { finished: before - handedOver, handedOver };
+    this.#closing.abort();
+    await this.#restarted;
+    const report = (await this.#current?.drain(limitMs)) ?? { finished: 0, handedOver: 0 };
+    running = false;
+    return report;
   }
 
   async stop(): Promise<void> {
-    await this.#halt('stopped', new EngineError('stopped', 'the engine stopped'));
+    this.#closing.abort();
+    await this.#restarted;
+    await this.#current?.stop();
+    running = false;
   }
 
-  /** A peer's lock was granted: it is gone, and its unfinished runs go to the queue that every live process takes from. */
-  async #takeOver(peerId: string): Promise<void> {
-    if (this.#state !== 'running') return;
-    const runs = await takeOver(peerId);
-    this.options.logger.info({ executor: this.executorId, peer: peerId, runs }, 'engine: a process is gone; its unfinished runs go on');
+  #live(): Incarnation<Input, Output> {
+    if (this.#current && !this.#current.ended) return this.#current;
+    if (this.#closing.signal.aborted) throw new EngineError('stopped', 'the engine is stopped: it takes no new run');
+    throw new TeamError('database_down', 'the engine lost the database and starts again once it answers');
   }
 
-  /** This process lost its lock: others are taking its runs over, so it stops working on them at once. */
-  #fence(cause: Error): void {
-    if (this.#state === 'stopped' || this.#state === 'fenced') return;
-    const error = new EngineError(
-      'fenced',
-      `the engine lost its liveness connection (${cause.message}); its runs go on in other processes`,
-      {
-        cause,
-      },
-    );
-    this.options.logger.error({ executor: this.executorId, err: cause.message }, 'engine: fenced');
-    void this.#halt('fenced', error).then(() => this.options.onFenced?.(error));
+  #fenced(error: EngineError): void {
+    this.#current = undefined;
+    this.options.onFenced?.(error);
+    if (!this.#closing.signal.aborted) this.#restarted = this.#restart();
   }
 
-  async #halt(state: 'stopped' | 'fenced', reason: Error): Promise<void> {
-    if (this.#halted.signal.aborted) return;
-    this.#state = state;
-    this.#halted.abort();
-    this.gate.close(reason);
-    await this.watchers.close();
-    // DBOS first, so this process takes nothing back from the queue once its lock is let go.
-    if (dbosRunning()) await this.#bounded(shutdownDbos(), 'shut DBOS down');
-    await this.liveness.release();
-    if (live === this) live = undefined;
-    this.options.logger.info({ executor: this.executorId, state, runsLeft: this.#running }, 'engine: stopped');
-  }
-
-  async #bounded(work: Promise<void>, what: string): Promise<void> {
-    const limit = new AbortController();
-    const late = sleep(LIMITS.shutdownMs, 'late' as const, { signal: limit.signal });
-    const outcome = await Promise.race([work.then(() => 'done' as const), late]).catch((error: Error) => error);
-    limit.abort();
-    if (outcome !== 'done')
-      this.options.logger.warn({ err: outcome === 'late' ? 'time limit' : outcome.message }, `engine: could not ${what}`);
-  }
-
-  #mustRun(): void {
-    if (this.#state === 'running') return;
-    throw new EngineError(this.#state === 'fenced' ? 'fenced' : 'stopped', `the engine is ${this.#state}: it takes no new run`);
-  }
-
-  #mustBeLaunched(): void {
-    if (this.#state === 'stopped' || this.#state === 'fenced') throw new EngineError(this.#state, `the engine is ${this.#state}`);
+  /** Starts a new incarnation once the database answers again, trying less often the longer it does not. */
+  async #restart(): Promise<void> {
+    let pause: number = RESTART_MS.first;
+    while (!this.#closing.signal.aborted) {
+      const waited = await sleep(pause, true, { signal: this.#closing.signal }).catch(() => false);
+      if (!waited) return;
+      try {
+        await this.#open(undefined);
+        this.options.logger.info({ executor: this.executorId }, 'engine: started again after losing the database');
+        if (this.#closing.signal.aborted) await this.#current?.stop();
+        return;
+      } catch (error) {
+        this.options.logger.warn({ err: (error as Error).message }, 'engine: cannot start again yet');
+        pause = Math.min(pause * 2, RESTART_MS.longest);
+      }
+    }
   }
 }

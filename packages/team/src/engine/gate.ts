@@ -1,3 +1,4 @@
+import { isDown } from '../database.js';
 import { forever } from './dbos.js';
 
 /**
@@ -37,6 +38,9 @@ export class StepGate {
       const value = await work(cancelled ? AbortSignal.any([stop.signal, cancelled]) : stop.signal);
       return this.#closed ? forever() : value;
     } catch (error) {
+      // A step cut off from the database may be this process cut off: if so (the check fails
+      // and fences the engine, closing this gate), the error is not the run's, and is not saved.
+      if (!this.#closed && isDown(error)) await this.confirm().catch(() => undefined);
       if (this.#closed) return forever();
       throw error;
     } finally {

@@ -39,8 +39,9 @@ export interface EngineOptions<Input, Output> {
   executorId?: string;
   run: RunFunction<Input, Output>;
   /**
-   * Called once if this process loses its hold on the database (its liveness connection ends):
-   * the engine has stopped, its runs go on elsewhere, and a new engine can be started.
+   * Called each time this process loses its hold on the database (its liveness connection
+   * ends, as in a database restart): the runs it was executing go on elsewhere, and the engine
+   * starts again, under a new executor id, once the database answers.
    */
   onFenced?: (error: Error) => void;
 }
