@@ -26,13 +26,10 @@ export class EngineProcess {
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        this.events.push({ at: Date.now(), ...(JSON.parse(line) as ChildEvent) });
-        for (const wake of this.#waiters) wake();
-      }
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) this.events.push({ at: Date.now(), ...(JSON.parse(line) as ChildEvent) });
+      for (const wake of this.#waiters) wake();
     });
     child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));

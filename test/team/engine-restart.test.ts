@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPool } from '../../packages/team/src/index.js';
 import { holdGates, startEngineProcess } from './engine-process.js';

@@ -1,5 +1,6 @@
 /**
- * Team mode's Postgres side: the schema, members and their tokens, budgets and usage. The
+ * Team mode's Postgres side: the schema, members and their tokens, budgets and usage, and the
+ * engine that executes runs (DBOS, loaded only when the engine starts). The
  * main package loads this module only for `serve --http`, `users` and `usage` (src/team/load.ts),
  * so a local install never loads or installs `pg`.
  */
@@ -23,11 +24,9 @@ export {
 export { usage, type MemberUsage } from './usage.js';
 export { closeSession, findSession, openSession, type Session } from './sessions.js';
 export {
-  EngineError,
   startEngine,
   type DrainReport,
   type Engine,
-  type EngineErrorKind,
   type EngineLogger,
   type EngineOptions,
   type RunFunction,

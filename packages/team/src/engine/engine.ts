@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { reaching } from '../database.js';
-import { TeamError } from '../errors.js';
 import { dbosRunning, loadDbos } from './dbos.js';
-import { EngineError } from './errors.js';
+import { TeamError } from '../errors.js';
 import { Incarnation, type Options } from './incarnation.js';
 import type { DrainReport, Engine, EngineOptions, RunOutcome } from './types.js';
 
@@ -20,7 +19,7 @@ let running = false;
  * connect limit.
  */
 export async function startEngine<Input, Output>(options: EngineOptions<Input, Output>): Promise<Engine<Input, Output>> {
-  if (running || dbosRunning()) throw new EngineError('already_running', 'an engine is already running in this process');
+  if (running || dbosRunning()) throw new TeamError('engine_already_running', 'an engine is already running in this process');
   running = true;
   try {
     await loadDbos();
@@ -86,11 +85,11 @@ class TeamEngine<Input, Output> implements Engine<Input, Output> {
 
   #live(): Incarnation<Input, Output> {
     if (this.#current && !this.#current.ended) return this.#current;
-    if (this.#closing.signal.aborted) throw new EngineError('stopped', 'the engine is stopped: it takes no new run');
+    if (this.#closing.signal.aborted) throw new TeamError('engine_stopped', 'the engine is stopped: it takes no new run');
     throw new TeamError('database_down', 'the engine lost the database and starts again once it answers');
   }
 
-  #fenced(error: EngineError): void {
+  #fenced(error: TeamError): void {
     this.#current = undefined;
     this.options.onFenced?.(error);
     if (!this.#closing.signal.aborted) this.#restarted = this.#restart();

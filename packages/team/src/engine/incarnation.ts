@@ -15,7 +15,7 @@ import {
   takeOver,
   type RunHost,
 } from './dbos.js';
-import { EngineError } from './errors.js';
+import { TeamError } from '../errors.js';
 import { StepGate } from './gate.js';
 import { Liveness, newExecutorId } from './liveness.js';
 import type { DrainReport, EngineOptions, RunOutcome, RunSteps } from './types.js';
@@ -37,7 +37,7 @@ const LIMITS = {
 type State = 'running' | 'draining' | 'stopped' | 'fenced';
 
 /** The engine's options, with the fence reported to the engine that restarts. */
-export type Options<Input, Output> = Omit<EngineOptions<Input, Output>, 'onFenced'> & { onFenced: (error: EngineError) => void };
+export type Options<Input, Output> = Omit<EngineOptions<Input, Output>, 'onFenced'> & { onFenced: (error: TeamError) => void };
 
 /**
  * One life of this process's engine under one executor id: DBOS's tables migrated under the
@@ -141,12 +141,12 @@ export class Incarnation<Input, Output> implements RunHost {
       await Promise.race([idle, sleep(limitMs, undefined, { signal: this.#halted.signal }).catch(() => undefined)]);
     }
     const handedOver = this.#running;
-    await this.#halt('stopped', new EngineError('stopped', 'the engine stopped after draining'));
+    await this.#halt('stopped', new TeamError('engine_stopped', 'the engine stopped after draining'));
     return { finished: before - handedOver, handedOver };
   }
 
   async stop(): Promise<void> {
-    await this.#halt('stopped', new EngineError('stopped', 'the engine stopped'));
+    await this.#halt('stopped', new TeamError('engine_stopped', 'the engine stopped'));
   }
 
   /** A peer's lock was granted: it is gone, and its unfinished runs go to the queue that every live process takes from. */
@@ -159,8 +159,8 @@ export class Incarnation<Input, Output> implements RunHost {
   /** This process lost its lock: others are taking its runs over, so it stops working on them at once. */
   #fence(cause: Error): void {
     if (this.#state === 'stopped' || this.#state === 'fenced') return;
-    const error = new EngineError(
-      'fenced',
+    const error = new TeamError(
+      'engine_fenced',
       `the engine lost its liveness connection (${cause.message}); its runs go on in other processes`,
       {
         cause,
@@ -191,17 +191,23 @@ export class Incarnation<Input, Output> implements RunHost {
       this.options.logger.warn({ err: outcome === 'late' ? 'time limit' : outcome.message }, `engine: could not ${what}`);
   }
 
-  #mustRun(): void {
-    if (this.#state === 'running') return;
-    throw new EngineError(this.#state === 'fenced' ? 'fenced' : 'stopped', `the engine is ${this.#state}: it takes no new run`);
-  }
-
   /** Whether this incarnation has ended (stopped, drained or fenced). */
   get ended(): boolean {
     return this.#halted.signal.aborted;
   }
 
+  #mustRun(): void {
+    if (this.#state !== 'running') throw this.#refusal();
+  }
+
   #mustBeLaunched(): void {
-    if (this.#state === 'stopped' || this.#state === 'fenced') throw new EngineError(this.#state, `the engine is ${this.#state}`);
+    if (this.#state === 'stopped' || this.#state === 'fenced') throw this.#refusal();
+  }
+
+  #refusal(): TeamError {
+    return new TeamError(
+      this.#state === 'fenced' ? 'engine_fenced' : 'engine_stopped',
+      `the engine is ${this.#state}: it takes no new run`,
+    );
   }
 }

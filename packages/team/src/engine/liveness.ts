@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { closeClient, dedicatedClient } from './connection.js';
-import { EngineError } from './errors.js';
+import { TeamError } from '../errors.js';
 
 /** A live process's liveness connection is named this, then its executor id (pg_stat_activity). */
 export const LIVE_PREFIX = 'plm-live:';
@@ -51,13 +51,13 @@ export class Liveness {
     events: { onLost: (error: Error) => void; onPeer: (peerId: string) => void },
   ): Promise<Liveness> {
     if (!USABLE_ID.test(executorId))
-      throw new EngineError('bad_executor_id', `executor id ${JSON.stringify(executorId)} is not 1 to 54 of A-Z a-z 0-9 . _ : -`);
+      throw new TeamError('bad_executor_id', `executor id ${JSON.stringify(executorId)} is not 1 to 54 of A-Z a-z 0-9 . _ : -`);
     // Named only once it holds the lock, so a peer that finds the name always finds the lock held.
     const client = dedicatedClient(url, 'plm-starting', CONFIRM_MS);
     try {
       await client.connect();
       const { rows } = await client.query<{ held: boolean }>(`SELECT pg_try_advisory_lock(${EXECUTOR_LOCK}) AS held`, [executorId]);
-      if (!rows[0]?.held) throw new EngineError('bad_executor_id', `executor id ${executorId} is held by a live process`);
+      if (!rows[0]?.held) throw new TeamError('bad_executor_id', `executor id ${executorId} is held by a live process`);
       await client.query("SELECT set_config('application_name', $1, false)", [LIVE_PREFIX + executorId]);
       await client.query(`LISTEN ${CHANNEL}`);
     } catch (error) {

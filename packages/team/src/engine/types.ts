@@ -68,7 +68,7 @@ export interface Engine<Input, Output> {
   /**
    * Starts run `runId` with `input`, resolving once the run is recorded in the database (so it
    * survives this process). Idempotent: a run id started before, here or anywhere, is not
-   * started again. Refused (EngineError) once draining, stopped or fenced.
+   * started again. Refused (TeamError) once draining, stopped or fenced.
    */
   start(runId: string, input: Input): Promise<void>;
   /** Waits up to `waitMs` for run `runId` to end, wherever it runs. */
