@@ -1,9 +1,10 @@
 /**
- * Everything the engine asks of DBOS Transact, in one place. Three calls come from DBOS's
+ * Everything the engine asks of DBOS Transact, in one place. Four calls come from DBOS's
  * internal exports (`@dbos-inc/dbos-sdk/internal/*`), which is why the version is pinned exactly
  * and tested: recoverPendingWorkflows for a given executor (what DBOS's hosted Conductor calls
  * when a process dies), deactivateEventReceivers (stop taking runs from the queue, without
- * shutting down), and its schema migration run on our pool with our logger.
+ * shutting down), its schema migration run on our pool with our logger, and
+ * runWithAbortableDbRetries (a limit on how long a call retries a database that is down).
  */
 import type { DBOS as DBOSClass, DLogger } from '@dbos-inc/dbos-sdk';
 import type { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
@@ -14,6 +15,7 @@ interface Sdk {
   DBOS: typeof DBOSClass;
   getExecutor: typeof import('@dbos-inc/dbos-sdk/internal/dbos').getExecutor;
   ensureSystemDatabase: typeof import('@dbos-inc/dbos-sdk/internal/system_database').ensureSystemDatabase;
+  runWithAbortableDbRetries: typeof import('@dbos-inc/dbos-sdk/internal/context').runWithAbortableDbRetries;
 }
 let sdk: Sdk | undefined;
 
@@ -23,12 +25,18 @@ let sdk: Sdk | undefined;
  */
 export async function loadDbos(): Promise<void> {
   if (sdk) return;
-  const [main, internal, systemDatabase] = await Promise.all([
+  const [main, internal, systemDatabase, context] = await Promise.all([
     import('@dbos-inc/dbos-sdk'),
     import('@dbos-inc/dbos-sdk/internal/dbos'),
     import('@dbos-inc/dbos-sdk/internal/system_database'),
+    import('@dbos-inc/dbos-sdk/internal/context'),
   ]);
-  sdk = { DBOS: main.DBOS, getExecutor: internal.getExecutor, ensureSystemDatabase: systemDatabase.ensureSystemDatabase };
+  sdk = {
+    DBOS: main.DBOS,
+    getExecutor: internal.getExecutor,
+    ensureSystemDatabase: systemDatabase.ensureSystemDatabase,
+    runWithAbortableDbRetries: context.runWithAbortableDbRetries,
+  };
 }
 
 /** DBOS, loaded by startEngine before any other call here. */
@@ -130,9 +138,21 @@ export async function launchDbos(options: {
 
 export const dbosRunning = (): boolean => sdk?.DBOS.isInitialized() ?? false;
 
+/** How long a call from outside a run (start, cancel, a status) keeps retrying a database that does not answer. */
+const CALL_MS = 5_000;
+
+/**
+ * Runs `call` into DBOS with its retries bounded: DBOS retries a database that does not answer
+ * for as long as it takes, which suits a run (it waits for the database) but not a caller, who
+ * gets the error after `limitMs`. Runs started by `call` keep DBOS's own retries.
+ */
+function bounded<T>(call: () => Promise<T>, limitMs = CALL_MS): Promise<T> {
+  return loaded().runWithAbortableDbRetries(AbortSignal.timeout(limitMs), call);
+}
+
 /** Starts run `runId` here unless a run of that id exists already; resolves once it is recorded. */
 export async function startRun(runId: string, input: unknown): Promise<void> {
-  await loaded().DBOS.startWorkflow(registered(), { workflowID: runId })(input);
+  await bounded(() => loaded().DBOS.startWorkflow(registered(), { workflowID: runId })(input));
 }
 
 /** Moves every unfinished run of executor `executorId` (of our version) to the queue any process takes from; returns how many. */
@@ -142,7 +162,9 @@ export async function takeOver(executorId: string): Promise<number> {
 
 /** The executors that have unfinished runs of `version`: some may be dead with nobody watching them. */
 export async function executorsWithRuns(version: string): Promise<string[]> {
-  const runs = await loaded().DBOS.listWorkflows({ status: 'PENDING', applicationVersion: version, loadInput: false, loadOutput: false });
+  const runs = await bounded(() =>
+    loaded().DBOS.listWorkflows({ status: 'PENDING', applicationVersion: version, loadInput: false, loadOutput: false }),
+  );
   return [...new Set(runs.map((run) => run.executorId).filter((id): id is string => Boolean(id)))];
 }
 
@@ -152,23 +174,25 @@ export async function stopTaking(): Promise<void> {
 }
 
 export async function cancelRun(runId: string): Promise<void> {
-  await loaded().DBOS.cancelWorkflow(runId);
+  await bounded(() => loaded().DBOS.cancelWorkflow(runId));
 }
 
 /** Run `runId`'s outcome, waiting up to `waitMs` for it to end wherever it runs. */
-export async function runOutcome<Output>(runId: string, waitMs: number): Promise<RunOutcome<Output>> {
+export function runOutcome<Output>(runId: string, waitMs: number): Promise<RunOutcome<Output>> {
   const { DBOS } = loaded();
-  if (!(await DBOS.getWorkflowStatus(runId))) return { status: 'unknown' };
-  let output: Output | null;
-  try {
-    output = await DBOS.getResult<Output>(runId, { timeoutSeconds: waitMs / 1000 });
-  } catch (error) {
-    if ((await DBOS.getWorkflowStatus(runId))?.status === 'CANCELLED') return { status: 'cancelled' };
-    return { status: 'failed', message: (error as Error).message };
-  }
-  // null is both "not ended in time" and a run that returned null: the status says which.
-  if (output === null && (await DBOS.getWorkflowStatus(runId))?.status !== 'SUCCESS') return { status: 'running' };
-  return { status: 'done', output: output as Output };
+  return bounded(async (): Promise<RunOutcome<Output>> => {
+    if (!(await DBOS.getWorkflowStatus(runId))) return { status: 'unknown' };
+    let output: Output | null;
+    try {
+      output = await DBOS.getResult<Output>(runId, { timeoutSeconds: waitMs / 1000 });
+    } catch (error) {
+      if ((await DBOS.getWorkflowStatus(runId))?.status === 'CANCELLED') return { status: 'cancelled' };
+      return { status: 'failed', message: (error as Error).message };
+    }
+    // null is both "not ended in time" and a run that returned null: the status says which.
+    if (output === null && (await DBOS.getWorkflowStatus(runId))?.status !== 'SUCCESS') return { status: 'running' };
+    return { status: 'done', output: output as Output };
+  }, waitMs + CALL_MS);
 }
 
 /** Shuts DBOS down without waiting for the runs still here (they never end here: see forever). */
