@@ -19,7 +19,10 @@ async function cuttableProxy(target: URL) {
     ] as const) {
       sockets.add(a);
       a.on('error', () => b.destroy());
-      a.on('close', () => (sockets.delete(a), b.destroy()));
+      a.on('close', () => {
+        sockets.delete(a);
+        b.destroy();
+      });
       a.pipe(b);
     }
   });

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { reaching } from '../database.js';
 import { underMigrationLock } from '../migrate.js';
+import { TeamError } from '../errors.js';
 import {
   cancelRun,
   dbosRunning,
@@ -15,7 +16,6 @@ import {
   takeOver,
   type RunHost,
 } from './dbos.js';
-import { TeamError } from '../errors.js';
 import { StepGate } from './gate.js';
 import { Liveness, newExecutorId } from './liveness.js';
 import type { DrainReport, EngineOptions, RunOutcome, RunSteps } from './types.js';
@@ -75,7 +75,7 @@ export class Incarnation<Input, Output> implements RunHost {
   static async open<Input, Output>(options: Options<Input, Output>): Promise<Incarnation<Input, Output>> {
     const { pool, databaseUrl: url, logger } = options;
     await underMigrationLock(pool, () => migrateDbos(pool, url, logger));
-    // The liveness events reach the engine once it exists; none can come before it does but a loss, which the launch then meets.
+    // Liveness reports to the incarnation once it exists; a loss before that fails the start.
     let engine: Incarnation<Input, Output> | undefined;
     let lostEarly: Error | undefined;
     const liveness = await Liveness.hold(url, options.executorId ?? newExecutorId(), {
@@ -159,13 +159,8 @@ export class Incarnation<Input, Output> implements RunHost {
   /** This process lost its lock: others are taking its runs over, so it stops working on them at once. */
   #fence(cause: Error): void {
     if (this.#state === 'stopped' || this.#state === 'fenced') return;
-    const error = new TeamError(
-      'engine_fenced',
-      `the engine lost its liveness connection (${cause.message}); its runs go on in other processes`,
-      {
-        cause,
-      },
-    );
+    const message = `the engine lost its liveness connection (${cause.message}); its runs go on elsewhere`;
+    const error = new TeamError('engine_fenced', message, { cause });
     this.options.logger.error({ executor: this.executorId, err: cause.message }, 'engine: fenced');
     void this.#halt('fenced', error).then(() => this.options.onFenced(error));
   }
