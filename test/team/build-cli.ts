@@ -38,8 +38,9 @@ export async function buildCli(): Promise<string> {
       entryPoints: [path.join(root, 'packages', 'team', 'src', 'index.ts')],
       outfile: path.join(team, 'index.js'),
       banner,
-      // pg's optional native binding and its Cloudflare socket are never used on Node.
-      external: ['pg-native', 'cloudflare:sockets'],
+      // pg's optional native binding and its Cloudflare socket are never used on Node, nor DBOS's
+      // OpenTelemetry and winston, which it requires only when its own OTLP export is turned on.
+      external: ['pg-native', 'cloudflare:sockets', '@opentelemetry/*', 'winston', 'winston-transport'],
     });
     return dir;
   } catch (error) {

@@ -11,7 +11,15 @@ export type TeamErrorKind =
   /** A member of that name exists already. */
   | 'member_exists'
   /** A name, budget or period that cannot be stored. */
-  | 'bad_input';
+  | 'bad_input'
+  /** The run engine is draining or stopped: it takes no new run. */
+  | 'engine_stopped'
+  /** The run engine lost its liveness connection: other processes take its runs over, and it starts again. */
+  | 'engine_fenced'
+  /** A run engine is already running in this process (DBOS is one per process). */
+  | 'engine_already_running'
+  /** The executor id given to the run engine is held by a live process, or is not a usable name. */
+  | 'bad_executor_id';
 
 export class TeamError extends Error {
   override name = 'TeamError';

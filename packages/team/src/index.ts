@@ -1,5 +1,6 @@
 /**
- * Team mode's Postgres side: the schema, members and their tokens, budgets and usage. The
+ * Team mode's Postgres side: the schema, members and their tokens, budgets and usage, and the
+ * engine that executes runs (DBOS, loaded only when the engine starts). The
  * main package loads this module only for `serve --http`, `users` and `usage` (src/team/load.ts),
  * so a local install never loads or installs `pg`.
  */
@@ -24,3 +25,13 @@ export { usage, type MemberUsage } from './usage.js';
 export { closeSession, findSession, openSession, type Session } from './sessions.js';
 export { PgRunStorage, type PgRunStorageOptions, type StoreMember } from './store/pg-run-storage.js';
 export { RunStoreError, type RunStoreErrorCode } from './store/errors.js';
+export {
+  startEngine,
+  type DrainReport,
+  type Engine,
+  type EngineLogger,
+  type EngineOptions,
+  type RunFunction,
+  type RunOutcome,
+  type RunSteps,
+} from './engine/index.js';

@@ -5,45 +5,77 @@ import { MIGRATIONS, type Migration } from './migrations.js';
 const LOCK_SQL = "SELECT pg_advisory_lock(hashtextextended('plm-migrate', 0))";
 const UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtextextended('plm-migrate', 0))";
 
+/** How long the migrations of processes starting at once may keep one waiting for its turn. */
+const TURN_MS = 60_000;
+
 /**
- * Brings the database's schema up to date and returns the versions it applied. Every process
- * (each `serve --http` at start, each `users` and `usage`) calls this: the advisory lock makes
- * them take turns, so the first applies what is missing and the rest find nothing to do. The
- * lock's wait is bounded by the pool's lock_timeout; the lock goes with the connection if this
- * process dies.
+ * Runs `work` on a connection of its own while holding the migration lock, so processes that
+ * start at once take turns; the lock goes with the connection if this process dies. Also used
+ * for the engine's schema (DBOS's), whose migrations create indexes CONCURRENTLY: such a
+ * statement waits for every statement older than itself in the database, a waiter for this
+ * lock included. So a waiter waits a second at a time, never holding the holder up for longer.
  */
-export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query(LOCK_SQL);
+    await takeTurn(client);
     try {
-      await client.query('CREATE SCHEMA IF NOT EXISTS plm');
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS plm.schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-      );
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM plm.schema_migrations');
-      const done = new Set(rows.map((row) => row.version));
-      const applied: number[] = [];
-      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-        if (done.has(migration.version)) continue;
-        await client.query('BEGIN');
-        try {
-          await client.query(migration.sql);
-          await client.query('INSERT INTO plm.schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => (broken = true));
-          throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`, { cause: error });
-        }
-        applied.push(migration.version);
-      }
-      return applied;
+      return await work(client);
     } finally {
       await client.query(UNLOCK_SQL).catch(() => (broken = true));
     }
+  } catch (error) {
+    // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
+    broken = true;
+    throw error;
   } finally {
-    // A connection that could not unlock is closed, which lets the lock go with it.
     client.release(broken);
   }
+}
+
+async function takeTurn(client: pg.PoolClient): Promise<void> {
+  const deadline = Date.now() + TURN_MS;
+  await client.query("SET lock_timeout = '1s'");
+  for (;;) {
+    try {
+      await client.query(LOCK_SQL);
+      break;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '55P03' || Date.now() > deadline) throw error;
+    }
+  }
+  await client.query('RESET lock_timeout');
+}
+
+/**
+ * Brings the database's schema up to date and returns the versions it applied. Every process
+ * (each `serve --http` at start, each `users` and `usage`) calls this: under the migration
+ * lock, the first applies what is missing and the rest find nothing to do.
+ */
+export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return underMigrationLock(pool, async (client) => {
+    await client.query('CREATE SCHEMA IF NOT EXISTS plm');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS plm.schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM plm.schema_migrations');
+    const done = new Set(rows.map((row) => row.version));
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO plm.schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+        await client.query('COMMIT');
+      } catch (error) {
+        // A connection that cannot roll back is not handed on: the unlock fails on it and it is closed.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(migration.version);
+    }
+    return applied;
+  });
 }

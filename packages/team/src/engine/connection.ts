@@ -1,0 +1,43 @@
+import pg from 'pg';
+import { LIMITS } from '../database.js';
+
+/**
+ * The server drops a connection whose client stopped answering within about 11 s (5 s idle,
+ * then 3 probes 2 s apart), or whose data goes unacknowledged for 10 s: a lost machine's
+ * liveness lock is let go as fast as that.
+ */
+const KEEPALIVES = ['tcp_keepalives_idle=5', 'tcp_keepalives_interval=2', 'tcp_keepalives_count=3', 'tcp_user_timeout=10000'];
+
+/**
+ * A connection of the engine's own, outside the pool: each liveness lock and each watch needs
+ * one for as long as it lasts. `waitMs` bounds every statement on it (a lock wait included),
+ * on the server and, a little later, on this side, for a server that no longer answers.
+ */
+export function dedicatedClient(url: string, applicationName: string, waitMs: number): pg.Client {
+  const settings = [...KEEPALIVES, `statement_timeout=${waitMs}`, `lock_timeout=${waitMs}`];
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: applicationName,
+    options: settings.map((setting) => `-c ${setting}`).join(' '),
+    connectionTimeoutMillis: LIMITS.connectMs,
+    query_timeout: waitMs + 2_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+  });
+  // Errors on an idle connection are reported by its owner through 'end'; without a listener they would crash the process.
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** Closes `client`, giving up after a second on a server that does not answer (the socket is destroyed then). */
+export async function closeClient(client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, 1_000);
+  });
+  await Promise.race([client.end().catch(() => undefined), late]);
+  clearTimeout(timer);
+}

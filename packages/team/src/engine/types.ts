@@ -1,0 +1,86 @@
+import type pg from 'pg';
+
+/** Where the engine's lines go: a pino logger fits (fields first, then the message). */
+export interface EngineLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What a run's function may do besides computing: each piece of I/O is a step. */
+export interface RunSteps {
+  /**
+   * Runs `work` as the run's step `name` and returns its result, which is saved: when the run
+   * is taken over by another process, a finished step returns its saved result without
+   * running again, and only unfinished steps run. Steps must be started in the same order
+   * every time (parallel steps are fine when started in a fixed order), and their results
+   * must be JSON values. `signal` aborts when the run is cancelled or this process stops
+   * working on it; a step that ends after that is ignored, never saved.
+   */
+  step<T>(name: string, work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A run, from its small JSON input (a member and a run id, say) to its JSON output. It must
+ * be deterministic: everything it reads or writes outside memory happens inside a step.
+ */
+export type RunFunction<Input, Output> = (input: Input, steps: RunSteps) => Promise<Output>;
+
+export interface EngineOptions<Input, Output> {
+  /** The team pool: the engine's own tables (schema dbos) and checkpoints go through it. */
+  pool: pg.Pool;
+  /** The same database's URL, for the connections the engine holds on its own (liveness and watches). */
+  databaseUrl: string;
+  logger: EngineLogger;
+  /** The package version: only a process of the same version continues another's runs. */
+  version: string;
+  /** This process's name in the engine; a fresh one by default, and never one used before. */
+  executorId?: string;
+  run: RunFunction<Input, Output>;
+  /**
+   * Called each time this process loses its hold on the database (its liveness connection
+   * ends, as in a database restart): the runs it was executing go on elsewhere, and the engine
+   * starts again, under a new executor id, once the database answers.
+   */
+  onFenced?: (error: Error) => void;
+}
+
+/** How a run ended, if it has. */
+export type RunOutcome<Output> =
+  | { status: 'done'; output: Output }
+  | { status: 'failed'; message: string }
+  | { status: 'cancelled' }
+  /** Not ended within the wait (running here or elsewhere, or waiting to be taken over). */
+  | { status: 'running' }
+  /** No run of that id was ever started. */
+  | { status: 'unknown' };
+
+/** What a drain left: runs that finished here while draining, and runs handed over to other processes. */
+export interface DrainReport {
+  finished: number;
+  handedOver: number;
+}
+
+export interface Engine<Input, Output> {
+  /** This process's executor id: the runs it executes are recorded under it. */
+  readonly executorId: string;
+  /**
+   * Starts run `runId` with `input`, resolving once the run is recorded in the database (so it
+   * survives this process). Idempotent: a run id started before, here or anywhere, is not
+   * started again. Refused (TeamError) once draining, stopped or fenced.
+   */
+  start(runId: string, input: Input): Promise<void>;
+  /** Waits up to `waitMs` for run `runId` to end, wherever it runs. */
+  result(runId: string, waitMs: number): Promise<RunOutcome<Output>>;
+  /** Cancels run `runId` wherever it runs: its steps' signals abort and no further step starts. */
+  cancel(runId: string): Promise<void>;
+  /**
+   * Takes no new run and no run of another process, waits up to `limitMs` for the runs going on
+   * here to finish, then stops: what has not finished is handed over to the other processes,
+   * which continue it from its last finished step.
+   */
+  drain(limitMs: number): Promise<DrainReport>;
+  /** Stops at once, handing every unfinished run over. */
+  stop(): Promise<void>;
+}
