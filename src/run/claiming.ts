@@ -3,7 +3,6 @@ import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
 import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
 import type { Admit, Admitted, AdmittedResume } from './admission.js';
-import type { OwnerIdentity } from './liveness.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
 import type { StartRefusal } from './start-refusal.js';
@@ -36,7 +35,7 @@ class NotAdmitted {
 interface ClaimContext {
   store: RunStorage;
   stored: StoredRuns;
-  owner: OwnerIdentity;
+  owner: Owner;
   liveRun(id: string): Run | undefined;
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ContentSink } from '../openrouter/decode.js';
 import { fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
 import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
-import { runTotals } from './usage.js';
+import { stepUsages, sumUsage } from './usage.js';
 
 /**
  * Each save resolves to the file's name only once kept, so the record never names a missing file;
@@ -76,7 +76,7 @@ export class RunJournal {
   async saveRecord(): Promise<boolean> {
     if (!this.place) return false;
     this.record.updated_at = new Date().toISOString();
-    this.record.totals = runTotals(this.record);
+    this.record.totals = sumUsage(stepUsages(this.record, { reused: true }));
     const text = `${JSON.stringify(this.record, null, 2)}\n`;
     return this.place.write(RECORD_FILE, text, { catchUp: true }).then(
       () => true,
