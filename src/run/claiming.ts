@@ -6,8 +6,7 @@ import type { Admit, Admitted, AdmittedResume } from './admission.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
 import type { StartRefusal } from './start-refusal.js';
-import type { StoredRun } from './stored.js';
-import type { StoredRuns } from './stored-runs.js';
+import type { StoredRun, StoredRuns } from './stored.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
 export const REUSE_MS = 10 * 60 * 1000;

@@ -3,8 +3,7 @@ import { isRunId } from '../store/store.js';
 import type { EarlierRun } from './follow-up.js';
 import { STATUS, type RunRecord, type RunState } from './record.js';
 import type { Run } from './run.js';
-import type { StoredRuns } from './stored-runs.js';
-import type { StoredRun } from './stored.js';
+import type { StoredRun, StoredRuns } from './stored.js';
 
 /** Memory serves when saving is off or the disk failed. */
 export interface EarlierSources {

@@ -13,7 +13,7 @@ import type { SavedRun } from './new-record.js';
 import { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
-import { StoredRuns } from './stored-runs.js';
+import { StoredRuns } from './stored.js';
 
 /** How long a process stays for a journal the disk keeps refusing. */
 const CATCH_UP_MS = 60 * 60 * 1000;
