@@ -240,7 +240,7 @@ describe('the lease keeper', () => {
     await expect(store.leases.touch(instance)).rejects.toMatchObject({ code: 'ELOOP' });
     const keeper = new LeaseKeeper(store.leases, instance, TOUCH_MS);
     const touches = vi.spyOn(store.leases, 'touch');
-    keeper.start();
+    keeper.hold(new Promise(() => undefined));
     await waitFor(() => touches.mock.calls.length >= 3);
     await keeper.stop();
     expect((await stat(victim)).mtimeMs).toBe(before);
