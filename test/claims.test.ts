@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Claim } from '../src/store/claims.js';
+import type { Claim } from '../src/store/store.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Liveness, parseProcStat, readOwnKernelView, readProcStat, type OwnerIdentity } from '../src/run/liveness.js';
+import { Liveness, parseProcStat, readOwnKernelView, readProcStat } from '../src/run/liveness.js';
+import type { Owner } from '../src/run/record.js';
 import { LeaseKeeper } from '../src/store/leases.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
@@ -20,9 +21,9 @@ const FRESH_MS = 1000;
 const LINGER_MS = 400;
 const newInstance = () => randomBytes(8).toString('hex');
 /** Whether `subject`'s owner is alive, asked as another process would (one that made no owner). */
-const alive = (subject: { run_id: string; owner: OwnerIdentity }, store: RunStore, leaseFreshMs?: number) =>
+const alive = (subject: { run_id: string; owner: Owner }, store: RunStore, leaseFreshMs?: number) =>
   new Liveness(store, leaseFreshMs).alive(subject);
-const subject = (owner: OwnerIdentity) => ({ run_id: '2026-01-01T00-00-00.000Z_00000000', owner });
+const subject = (owner: Owner) => ({ run_id: '2026-01-01T00-00-00.000Z_00000000', owner });
 /** Settles once `lease` has been touched more than `ms` after the touch it shows now; rejects once it is gone. */
 async function touchedAgain(lease: string, ms = TOUCH_MS): Promise<void> {
   const { mtimeMs } = await stat(lease);
@@ -80,7 +81,7 @@ describe.skipIf(!linux)('alive: a process of this kernel, told by its pid and st
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const stat = (await readProcStat(child.pid!, AbortSignal.timeout(5000)))!;
-    const owner: OwnerIdentity = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView() };
+    const owner: Owner = { pid: child.pid!, host: os.hostname(), instance: newInstance(), ...readOwnKernelView() };
     owner.start_time = stat.startTime;
     return {
       owner,
@@ -239,7 +240,7 @@ describe('the lease keeper', () => {
     await expect(store.leases.touch(instance)).rejects.toMatchObject({ code: 'ELOOP' });
     const keeper = new LeaseKeeper(store.leases, instance, TOUCH_MS);
     const touches = vi.spyOn(store.leases, 'touch');
-    keeper.start();
+    keeper.hold(new Promise(() => undefined));
     await waitFor(() => touches.mock.calls.length >= 3);
     await keeper.stop();
     expect((await stat(victim)).mtimeMs).toBe(before);

@@ -3,12 +3,10 @@ import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
 import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
 import type { Admit, Admitted, AdmittedResume } from './admission.js';
-import type { OwnerIdentity } from './liveness.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
 import type { StartRefusal } from './start-refusal.js';
-import type { StoredRun } from './stored.js';
-import type { StoredRuns } from './stored-runs.js';
+import type { StoredRun, StoredRuns } from './stored.js';
 
 /** The same request within this long of its run's end returns that run instead of paying again. */
 export const REUSE_MS = 10 * 60 * 1000;
@@ -36,7 +34,7 @@ class NotAdmitted {
 interface ClaimContext {
   store: RunStorage;
   stored: StoredRuns;
-  owner: OwnerIdentity;
+  owner: Owner;
   liveRun(id: string): Run | undefined;
 }
 

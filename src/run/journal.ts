@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContentSink } from '../openrouter/decode.js';
 import { fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
-import type { RunRecord } from './record.js';
-import { runTotals } from './usage.js';
+import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
+import { stepUsages, sumUsage } from './usage.js';
 
 /**
  * Each save resolves to the file's name only once kept, so the record never names a missing file;
@@ -76,7 +76,7 @@ export class RunJournal {
   async saveRecord(): Promise<boolean> {
     if (!this.place) return false;
     this.record.updated_at = new Date().toISOString();
-    this.record.totals = runTotals(this.record);
+    this.record.totals = sumUsage(stepUsages(this.record, { reused: true }));
     const text = `${JSON.stringify(this.record, null, 2)}\n`;
     return this.place.write(RECORD_FILE, text, { catchUp: true }).then(
       () => true,
@@ -119,3 +119,32 @@ interface SynthesisFiles {
 
 export const candidateFile = (candidate: { index: number; model: string }, suffix = '.md') =>
   `candidate-${candidate.index}_${fileSafe(candidate.model)}${suffix}`;
+
+/** The council's part of a run's record: each ranker's whole reply is saved before the record names it. */
+export class CouncilRecorder {
+  constructor(
+    private readonly record: RunRecord,
+    private readonly journal: RunJournal,
+    private readonly step: () => void,
+  ) {}
+
+  /** A resumed run asks none of these again. */
+  saved(): AnsweredRanker[] {
+    return this.record.council?.rankings.flatMap((ranker) => (ranker.status === 'answered' ? [ranker] : [])) ?? [];
+  }
+
+  async ranked(ranker: RankerRecord, reply?: string): Promise<void> {
+    const file = reply === undefined ? undefined : await this.journal.save(candidateFile(ranker, '.ranking.md'), reply);
+    this.council().rankings.push(file && ranker.status === 'answered' ? { ...ranker, file } : ranker);
+    this.step();
+  }
+
+  done(outcome: Pick<CouncilRecord, 'aggregate' | 'note'>): void {
+    Object.assign(this.council(), outcome);
+  }
+
+  private council(): CouncilRecord {
+    this.record.council ??= { rankings: [] };
+    return this.record.council;
+  }
+}

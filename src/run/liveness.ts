@@ -7,9 +7,6 @@ import type { RunStorage } from '../store/store.js';
 import { packageVersion } from '../version.js';
 import type { Owner } from './record.js';
 
-/** Enough to tell an owner's process from every other, alive or dead; run.json's Owner already has every field. */
-export type OwnerIdentity = Owner;
-
 /** Every wait has a limit, even on /proc. */
 const PROC_READ_MS = 5000;
 /** A zombie, or a process being reaped: ended, though /proc still shows it. */
@@ -27,7 +24,7 @@ export class Liveness {
     private readonly leaseFreshMs?: number,
   ) {}
 
-  newOwner(): OwnerIdentity {
+  newOwner(): Owner {
     const instance = randomBytes(8).toString('hex');
     this.ours.add(instance);
     return { pid: process.pid, host: os.hostname(), instance, ...this.view, version: packageVersion() };
@@ -46,7 +43,7 @@ export class Liveness {
    * The pid and start time tell on this kernel, so a reused pid is not alive; elsewhere the lease
    * tells, and an unreadable lease counts as alive since taking a live run over would pay twice.
    */
-  async processAlive(owner: OwnerIdentity): Promise<boolean> {
+  async processAlive(owner: Owner): Promise<boolean> {
     if (this.ours.has(owner.instance)) return true;
     if (sameKernelView(owner, this.view)) {
       const read = (signal: AbortSignal) => readProcStat(owner.pid, signal);
@@ -72,7 +69,7 @@ function pidExists(pid: number): boolean {
 }
 
 /** Whether `owner` was recorded by a process whose pid means the same here: this host, this boot, this PID namespace. */
-function sameKernelView(owner: OwnerIdentity, view: KernelView | undefined): boolean {
+function sameKernelView(owner: Owner, view: KernelView | undefined): boolean {
   return (
     view !== undefined &&
     owner.host === os.hostname() &&

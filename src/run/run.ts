@@ -4,9 +4,8 @@ import type { Completion } from '../openrouter/client.js';
 import type { ContentSink } from '../openrouter/decode.js';
 import type { Agreement } from '../prompts/agreement/account.js';
 import { ChangeSignal } from './change-signal.js';
-import { CouncilRecorder } from './council-record.js';
 import { lastStepInputs } from './last-step-inputs.js';
-import { RunJournal } from './journal.js';
+import { CouncilRecorder, RunJournal } from './journal.js';
 import type { EarlierRun } from './follow-up.js';
 import { answeredCandidate, failedCandidate, freshRecord, resumedRecord, type NewRun, type SettledCandidate } from './new-record.js';
 import {

@@ -4,16 +4,16 @@ import { ok } from '../result.js';
 import { newRunId, type Lease, type RunPlace, type RunStorage } from '../store/store.js';
 import { admitter, type AdmissionDeps, type Admitted } from './admission.js';
 import { REUSE_MS, claimRequest, reusable, type Found } from './claiming.js';
-import { Liveness, type OwnerIdentity } from './liveness.js';
+import { Liveness } from './liveness.js';
 import { execute } from './orchestrate.js';
-import { STATUS } from './record.js';
+import { STATUS, type Owner } from './record.js';
 import type { StartRefusal } from './start-refusal.js';
 import { refuseKeyAsModel, requestKey, type RunRequest } from './request.js';
 import type { SavedRun } from './new-record.js';
 import { Run } from './run.js';
 import type { Joined, StartOptions } from './service.js';
 import type { RunDeps } from './steps/context.js';
-import { StoredRuns } from './stored-runs.js';
+import { StoredRuns } from './stored.js';
 
 /** How long a process stays for a journal the disk keeps refusing. */
 const CATCH_UP_MS = 60 * 60 * 1000;
@@ -45,7 +45,7 @@ interface Entry {
 
 /** Every run this process executes: the same request gets the same run rather than paying twice, and stopped runs are resumed. */
 export class Runs {
-  readonly owner: OwnerIdentity;
+  readonly owner: Owner;
   readonly liveness: Liveness;
   readonly stored: StoredRuns | undefined;
   /** Kept while a finished run may be reused; the latest run of a request is last. */

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type Result } from '../result.js';
 import type { RunPlace, RunStorage } from '../store/store.js';
+import { ChangeSignal, changeWithin, waitsForChange } from './change-signal.js';
 import { candidateFile } from './journal.js';
 import type { Liveness } from './liveness.js';
 import { STATUS, recordSchema, type CandidateRecord, type RunRecord } from './record.js';
@@ -52,28 +54,13 @@ const damaged = (id: string, why: string): LookupError => ({
 export class StoredRun {
   private ownerAlive = false;
 
-  private constructor(
+  constructor(
     readonly folder: RunPlace,
     private record: RunRecord,
     private readonly liveness: Liveness,
     /** The most of run.json it reads: a list reads less than a result. */
     private readonly maxBytes: number,
   ) {}
-
-  static async open(
-    store: RunStorage,
-    liveness: Liveness,
-    id: string,
-    maxBytes = MAX_RECORD_BYTES,
-  ): Promise<Result<StoredRun, LookupError>> {
-    const folder = await store.openRun(id).catch(() => undefined);
-    if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${store.rootDir}` });
-    const record = await readRecord(folder, maxBytes);
-    if (!record.ok) return record;
-    const run = new StoredRun(folder, record.value, liveness, maxBytes);
-    await run.askOwner();
-    return ok(run);
-  }
 
   get id(): string {
     return this.record.run_id;
@@ -118,7 +105,7 @@ export class StoredRun {
   }
 
   /** A dead owner's journal is read again: its last entry may have landed, or a live process may have taken the run over. */
-  private async askOwner(): Promise<void> {
+  async askOwner(): Promise<void> {
     const asked = new Set<string>();
     while (this.record.status === 'running') {
       asked.add(this.record.owner.instance);
@@ -135,6 +122,114 @@ export class StoredRun {
   /** Enough bytes for `maxChars` characters of UTF-8, and a few more. */
   readText(name: string, maxChars: number): Promise<string | undefined> {
     return this.folder.readStart(name, maxChars * 3 + 4).catch(() => undefined);
+  }
+}
+
+const POLL_MS = 250;
+
+interface Watch {
+  run: StoredRun;
+  record: RunRecord;
+  version: number;
+  changes: ChangeSignal;
+  watchers: number;
+  polling: boolean;
+}
+
+/** Runs of other processes, known from their folders; however many waiters follow one run, one poll loop reads its journal. */
+export class StoredRuns {
+  private readonly watches = new Map<string, Watch>();
+  /** Requests within POLL_MS of each other share one read. */
+  private readonly fresh = new Map<string, Promise<Result<StoredRun, LookupError>>>();
+
+  constructor(
+    private readonly store: RunStorage,
+    readonly liveness: Liveness,
+  ) {}
+
+  /** Read now: for deciding what to pay for, nothing older will do. */
+  async read(id: string, maxBytes = MAX_RECORD_BYTES): Promise<Result<StoredRun, LookupError>> {
+    const folder = await this.store.openRun(id).catch(() => undefined);
+    if (!folder) return err({ kind: 'not_found', message: `there is no such run in ${this.store.rootDir}` });
+    const record = await readRecord(folder, maxBytes);
+    if (!record.ok) return record;
+    const run = new StoredRun(folder, record.value, this.liveness, maxBytes);
+    await run.askOwner();
+    return ok(run);
+  }
+
+  open(id: string): Promise<Result<StoredRun, LookupError>> {
+    const watched = this.watches.get(id);
+    if (watched) return Promise.resolve(ok(watched.run));
+    const known = this.fresh.get(id);
+    if (known) return known;
+    const opened = this.read(id);
+    this.fresh.set(id, opened);
+    setTimeout(() => this.fresh.get(id) === opened && this.fresh.delete(id), POLL_MS).unref();
+    return opened;
+  }
+
+  /** This process runs it now, or has just ended it, so what was read is out of date. */
+  forget(id: string): void {
+    this.fresh.delete(id);
+  }
+
+  /** A version counts the changes seen here. */
+  async watch(
+    id: string,
+    since: number | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<Result<{ record: RunRecord; version: number }, LookupError>> {
+    const watch = this.watches.get(id) ?? (await this.begin(id));
+    if (!('run' in watch)) return watch;
+    watch.watchers++;
+    try {
+      if (waitsForChange(since, watch.version, waitMs, STATUS[watch.record.status].settled)) {
+        this.poll(watch);
+        await changeWithin(watch.changes.wait(since), waitMs, signal);
+      }
+      return ok({ record: watch.record, version: watch.version });
+    } finally {
+      if (--watch.watchers === 0) this.watches.delete(id);
+    }
+  }
+
+  private async begin(id: string): Promise<Watch | Result<never, LookupError>> {
+    const opened = await this.open(id);
+    if (!opened.ok) return opened;
+    const raced = this.watches.get(id);
+    if (raced) return raced;
+    const watch: Watch = {
+      run: opened.value,
+      record: opened.value.effective(),
+      version: 0,
+      changes: new ChangeSignal(),
+      watchers: 0,
+      polling: false,
+    };
+    this.watches.set(id, watch);
+    return watch;
+  }
+
+  private poll(watch: Watch): void {
+    if (watch.polling) return;
+    watch.polling = true;
+    void (async () => {
+      while (watch.watchers > 0 && !STATUS[watch.record.status].settled) {
+        await sleep(POLL_MS);
+        await this.reread(watch);
+      }
+      watch.polling = false;
+    })();
+  }
+
+  private async reread(watch: Watch): Promise<void> {
+    const record = await watch.run.refresh();
+    if (record.updated_at === watch.record.updated_at && record.status === watch.record.status) return;
+    watch.record = record;
+    watch.version++;
+    watch.changes.notify();
   }
 }
 

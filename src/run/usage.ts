@@ -9,10 +9,6 @@ export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
   return total;
 }
 
-export function runTotals(record: Readonly<RunRecord>): TokenUsage {
-  return sumUsage(stepUsages(record, { reused: true }));
-}
-
 type Step = { status: string; usage?: TokenUsage; reused?: true };
 
 /** `reused: false` leaves out what was paid before the run was stopped and taken over. */

@@ -8,8 +8,6 @@ import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js'
 import { StoreError } from './store-error.js';
 import type { Claim, Taken as BaseTaken } from './store.js';
 
-export type { Claim } from './store.js';
-
 /** `<generation>.json`: a positive integer without a leading zero. */
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
 const MAX_CLAIM_BYTES = 16 * 1024;

@@ -62,7 +62,7 @@ export class FileWriter implements TextWriter {
     if (chars === 0) return undefined;
     this.pendingChars += chars;
     if (this.pendingChars >= this.batching.batchChars) this.flush();
-    else this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+    else this.timer ??= setTimeout(() => this.flush(true), this.batching.batchMs).unref();
     return this.pendingChars >= HIGH_WATER_BATCHES * this.batching.batchChars ? this.writing : undefined;
   }
 
@@ -95,16 +95,11 @@ export class FileWriter implements TextWriter {
     await this.disk.removeTemporary(this.temporary);
   }
 
-  private timeUp(): void {
-    this.timer = undefined;
-    this.due = true;
-    this.flush();
-  }
-
-  /** A run of writes going on takes what is pending when it gets to it. */
-  private flush(): void {
+  /** A run of writes going on takes what is pending when it gets to it; `due`: however little there is. */
+  private flush(due = false): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.due ||= due;
     this.writing ??= this.writeBatches().finally(() => (this.writing = undefined));
   }
 
@@ -117,13 +112,13 @@ export class FileWriter implements TextWriter {
       const batch = this.pending.take();
       await this.disk.limit(`writing ${this.temporary}`, () => append(handle, batch)).catch((error: unknown) => this.fail(error));
     }
-    if (this.pending.size > 0 && this.failure === undefined) this.timer ??= setTimeout(() => this.timeUp(), this.batching.batchMs).unref();
+    if (this.pending.size > 0 && this.failure === undefined)
+      this.timer ??= setTimeout(() => this.flush(true), this.batching.batchMs).unref();
   }
 
   private async drain(): Promise<void> {
     while (this.writing || (this.pending.size > 0 && this.failure === undefined)) {
-      this.due = true;
-      this.flush();
+      this.flush(true);
       await this.writing;
     }
     clearTimeout(this.timer);

@@ -79,21 +79,18 @@ export class LeaseKeeper {
     private readonly lingerMs = LEASE_TOUCH_MS,
   ) {}
 
+  /** A lease still lingering is fresh already: it goes on being touched. */
   hold(settled: Promise<unknown>): void {
     clearTimeout(this.lingering);
-    if (this.held++ === 0) this.start();
+    if (this.held++ === 0 && !this.timer) {
+      const touch = () => void this.step(() => this.leases.touch(this.instance));
+      touch();
+      this.timer = setInterval(touch, this.intervalMs).unref();
+    }
     const release = () => {
-      if (--this.held === 0) this.linger();
+      if (--this.held === 0) this.lingering = setTimeout(() => void this.stop(), this.lingerMs).unref();
     };
     void settled.then(release, release);
-  }
-
-  /** A lease still lingering is fresh already. */
-  start(): void {
-    if (this.timer) return;
-    void this.step(() => this.leases.touch(this.instance));
-    this.timer = setInterval(() => void this.step(() => this.leases.touch(this.instance)), this.intervalMs);
-    this.timer.unref();
   }
 
   stop(): Promise<void> {
@@ -101,11 +98,6 @@ export class LeaseKeeper {
     clearInterval(this.timer);
     this.timer = undefined;
     return this.step(() => this.leases.remove(this.instance));
-  }
-
-  private linger(): void {
-    this.lingering = setTimeout(() => void this.stop(), this.lingerMs);
-    this.lingering.unref();
   }
 
   private step(work: () => Promise<void>): Promise<void> {

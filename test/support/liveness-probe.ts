@@ -17,7 +17,7 @@ async function main(outputDir: string, touchMs: number): Promise<void> {
   const liveness = new Liveness(store);
   const owner = liveness.newOwner();
   const keeper = new LeaseKeeper(store.leases, owner.instance, touchMs);
-  keeper.start();
+  keeper.hold(new Promise(() => undefined));
   // Held by the interval's next tick at the latest: wait for the first touch to land.
   while (!(await store.leases.fresh(owner.instance))) await new Promise((resolve) => setTimeout(resolve, 10));
   process.stdout.write(`${JSON.stringify(owner)}\n`);

@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { OwnerIdentity } from '../../src/run/liveness.js';
+import type { Owner } from '../../src/run/record.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 const script = path.join(projectRoot, 'test', 'support', 'liveness-probe.ts');
 
 export interface Probe {
-  owner: OwnerIdentity;
+  owner: Owner;
   /** Asks the probe whether the owner of `subject` is alive, in its eyes. */
-  ask(subject: { run_id: string; owner: OwnerIdentity }, leaseFreshMs: number): Promise<boolean>;
+  ask(subject: { run_id: string; owner: Owner }, leaseFreshMs: number): Promise<boolean>;
   /** kill -9, settled once the process is gone. */
   kill(): Promise<void>;
 }
@@ -29,7 +29,7 @@ export async function startProbe(outputDir: string, touchMs: number, prefix: str
   const child = spawn(command[0]!, command.slice(1), { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] });
   started.push(child);
   const lines = lineReader(child);
-  const owner = JSON.parse(await lines.next()) as OwnerIdentity;
+  const owner = JSON.parse(await lines.next()) as Owner;
   return {
     owner,
     ask: async (subject, leaseFreshMs) => {
