@@ -7,22 +7,27 @@
  * (as the team tests do). Saves bench/results/team-takeover.json.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { Gates, launchEngineProcess, untilStarted, type EngineProcess } from '../test/team/engine-driver.js';
+import { bundleEngineChild, Gates, launchEngineProcess, untilStarted, type EngineProcess } from '../test/team/engine-driver.js';
 import { startPostgres } from '../test/team/postgres.js';
 import { median, report, round } from './lib.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const postgres = await startPostgres();
+const scriptDir = await mkdtemp(path.join(os.tmpdir(), 'plm-takeover-'));
 const engines: EngineProcess[] = [];
 try {
+  const script = await bundleEngineChild(scriptDir);
   const takeovers: number[] = [];
   for (let index = 0; index < rounds; index++) {
     const url = await freshDatabase(postgres.url);
     const gates = await Gates.hold(url, [['bench', 0]]);
     try {
-      const first = await untilStarted(launchEngineProcess(url));
-      const second = await untilStarted(launchEngineProcess(url));
+      const first = await untilStarted(launchEngineProcess(script, url));
+      const second = await untilStarted(launchEngineProcess(script, url));
       engines.push(first, second);
       first.send({ start: 'bench', steps: 1 });
       await first.stepStarted('bench', 0);
@@ -47,6 +52,7 @@ try {
 } finally {
   for (const engine of engines) if (engine.child.exitCode === null && engine.child.signalCode === null) engine.child.kill('SIGKILL');
   await postgres.remove();
+  await rm(scriptDir, { recursive: true, force: true });
 }
 
 /** A new database in the cluster, so each round starts with no peers and no runs. */

@@ -11,10 +11,20 @@ import { openPool, startEngine, type Engine, type RunSteps } from '../../package
 
 const url = process.env.PLM_TEST_DB!;
 const drainMs = Number(process.env.PLM_TEST_DRAIN_MS ?? 10_000);
+// A test that has stopped listening closes the pipe; the process is killed next.
+process.stdout.on('error', () => undefined);
 const say = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const pool = openPool(url, { max: 12, name: 'plm-engine-test' });
-await pool.query(`CREATE TABLE IF NOT EXISTS step_log (
-  run_id text NOT NULL, step int NOT NULL, executor text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+// Processes starting at once on a new database race to create the table: IF NOT EXISTS alone
+// can still fail on the type it creates (23505), which means another process made it.
+await pool
+  .query(
+    `CREATE TABLE IF NOT EXISTS step_log (
+  run_id text NOT NULL, step int NOT NULL, executor text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+  )
+  .catch((error: { code?: string }) => {
+    if (error.code !== '23505' && error.code !== '42P07') throw error;
+  });
 
 /** One step: logged, held until the test releases its lock, logged again. */
 async function part(runId: string, index: number, executor: string): Promise<string> {

@@ -1,9 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
+import { build } from 'esbuild';
 import { within } from '../support/wait.js';
+import { NODE_BUNDLE } from './build-cli.js';
 
-const CHILD = path.join(import.meta.dirname, 'engine-child.ts');
+/**
+ * engine-child.ts bundled into `dir`, returning the file: a plain node start, about a second and
+ * a half shorter than tsx compiling the sources in every process.
+ */
+export async function bundleEngineChild(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'engine-child.mjs');
+  await build({ ...NODE_BUNDLE, entryPoints: [path.join(import.meta.dirname, 'engine-child.ts')], outfile });
+  return outfile;
+}
 
 export interface ChildEvent {
   event: string;
@@ -79,9 +89,9 @@ export async function untilStarted(engine: EngineProcess): Promise<EngineProcess
   return engine;
 }
 
-/** Spawns an engine process without waiting for it. */
-export function launchEngineProcess(url: string, env: Record<string, string> = {}): EngineProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+/** Spawns an engine process (`script`: from bundleEngineChild) without waiting for it. */
+export function launchEngineProcess(script: string, url: string, env: Record<string, string> = {}): EngineProcess {
+  const child = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH ?? '', PLM_TEST_DB: url, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,5 +1,6 @@
 import { afterEach, onTestFinished } from 'vitest';
-import { Gates, launchEngineProcess as launch, untilStarted, type EngineProcess } from './engine-driver.js';
+import { tempDir } from '../support/harness.js';
+import { bundleEngineChild, Gates, launchEngineProcess as launch, untilStarted, type EngineProcess } from './engine-driver.js';
 
 export type { EngineProcess } from './engine-driver.js';
 
@@ -15,15 +16,20 @@ afterEach(async () => {
   running.clear();
 });
 
-/** Spawns an engine process without waiting for it. */
-export function launchEngineProcess(url: string, env: Record<string, string> = {}): EngineProcess {
-  const engine = launch(url, env);
+/** The engine process's script, bundled once per test file (its folder goes with the file's temporary folders). */
+let script: Promise<string> | undefined;
+
+/** Spawns an engine process without waiting for its engine to start. */
+export async function launchEngineProcess(url: string, env: Record<string, string> = {}): Promise<EngineProcess> {
+  script ??= tempDir('plm-engine-child-').then(bundleEngineChild);
+  const engine = launch(await script, url, env);
   running.add(engine);
   return engine;
 }
 
 /** Starts an engine process on `url` and waits until its engine has started. */
-export const startEngineProcess = (url: string, env: Record<string, string> = {}) => untilStarted(launchEngineProcess(url, env));
+export const startEngineProcess = async (url: string, env: Record<string, string> = {}) =>
+  untilStarted(await launchEngineProcess(url, env));
 
 /** Holds the gates of these steps until the test opens them or ends. */
 export async function holdGates(url: string, gates: [run: string, step: number][]): Promise<Gates> {

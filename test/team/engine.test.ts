@@ -142,7 +142,7 @@ describe('the engine across processes', () => {
 describe('starting the engine', () => {
   it('migrates safely when several processes start at once on a new database', async () => {
     const fresh = await testDatabase();
-    const engines = [launchEngineProcess(fresh), launchEngineProcess(fresh), launchEngineProcess(fresh)];
+    const engines = await Promise.all([launchEngineProcess(fresh), launchEngineProcess(fresh), launchEngineProcess(fresh)]);
     for (const engine of engines)
       expect(await engine.next((event) => event.event === 'started' || event.event === 'failed', 40_000)).toMatchObject({
         event: 'started',

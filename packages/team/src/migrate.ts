@@ -7,13 +7,16 @@ const UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtextextended('plm-migrate', 0)
 
 /** How long the migrations of processes starting at once may keep one waiting for its turn. */
 const TURN_MS = 60_000;
+/** One wait for the lock: a holder's CREATE INDEX CONCURRENTLY waits this long at most for each waiter. */
+const SLICE = '250ms';
 
 /**
  * Runs `work` on a connection of its own while holding the migration lock, so processes that
  * start at once take turns; the lock goes with the connection if this process dies. Also used
  * for the engine's schema (DBOS's), whose migrations create indexes CONCURRENTLY: such a
  * statement waits for every statement older than itself in the database, a waiter for this
- * lock included. So a waiter waits a second at a time, never holding the holder up for longer.
+ * lock included. So a waiter waits a quarter of a second at a time, never holding the holder up
+ * for longer.
  */
 export async function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -36,7 +39,7 @@ export async function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.Poo
 
 async function takeTurn(client: pg.PoolClient): Promise<void> {
   const deadline = Date.now() + TURN_MS;
-  await client.query("SET lock_timeout = '1s'");
+  await client.query(`SET lock_timeout = '${SLICE}'`);
   for (;;) {
     try {
       await client.query(LOCK_SQL);
