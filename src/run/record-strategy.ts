@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The parts of run.json (declared in record.ts) that the strategies and the cost ceiling (SPEC §10) add, and what they share with it. */
 export const usageSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 import { agreementSchema } from './agreement/account.js';
 import { costSchema, councilSchema, modelErrorSchema, usageSchema, verdictSchema } from './record-strategy.js';
