@@ -13,10 +13,10 @@ export interface StartOptions {
   maxCostUsd?: number;
 }
 
+/** What a caller needs to follow the run; its state comes with the first watch. */
 export interface Started {
   id: string;
   joined: Joined;
-  state: RunState;
 }
 
 /** The run of a request, or why none was started (nothing was asked upstream, no folder made). */
