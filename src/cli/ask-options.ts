@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { callSettingsShape } from '../mcp/input-schema.js';
 import { err, ok, type Result } from '../result.js';
 import type { CallSettings } from '../mcp/run-request.js';

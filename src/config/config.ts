@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
 import { absoluteDir, blankToUndefined, booleanFlag, duration, integer, modelList, oneOf } from './values.js';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_KEY_SHAPE } from './api-key.js';
 
 /** The kinds of value an environment variable of the configuration holds, each read leniently and checked strictly. */

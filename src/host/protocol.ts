@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { requestSchema } from '../run/request-schema.js';
 import type { RunView } from '../run/service.js';
 

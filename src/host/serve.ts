@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RunService } from '../run/service.js';
 import { HOST_NAME, inputs, type HostInfo, type Operation, type Reply } from './protocol.js';
 import { readMessages, send } from './wire.js';

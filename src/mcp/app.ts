@@ -1,13 +1,21 @@
-import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, getUiCapability } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer, RegisteredResource, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
 import { pageHtml } from '../view/pages.js';
 
 /** The run's page, as an MCP App (SPEC §12): what `process_prompt` and `get_run` results are shown with. */
 export const RUN_APP_URI = 'ui://parallel-llm/run.html';
+
+/**
+ * The MCP Apps extension's names, as @modelcontextprotocol/ext-apps/server exports them (the
+ * browser test checks them against it): that module is not imported, since it brings every
+ * export of zod, its locales included, into what a server loads before answering `initialize`.
+ */
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+const RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
+const RESOURCE_URI_META_KEY = 'ui/resourceUri';
 
 /** The page's own tool: a run's page data (every answer in full, up to the result cap), called by the page, never by a model. */
 export const RUN_PAGE_TOOL = 'get_run_page';
@@ -71,7 +79,7 @@ function hideUntilAsked(server: McpServer, own: Array<RegisteredResource | Regis
   const initialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     initialized?.();
-    const ui = getUiCapability(server.server.getClientCapabilities());
+    const ui = server.server.getClientCapabilities()?.extensions?.[UI_EXTENSION] as { mimeTypes?: string[] } | undefined;
     if (!ui?.mimeTypes?.includes(RESOURCE_MIME_TYPE)) return;
     for (const item of own) item.enabled = true;
     for (const tool of shownBy) tool._meta = { ...tool._meta, ui: { resourceUri: RUN_APP_URI }, [RESOURCE_URI_META_KEY]: RUN_APP_URI };

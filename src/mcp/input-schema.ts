@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_KEY_SHAPE } from '../config/api-key.js';
 import { strategyInputShape } from './strategy-inputs.js';
 

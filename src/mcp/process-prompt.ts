@@ -1,6 +1,6 @@
 import type { CreateTaskRequestHandlerExtra as CreateTaskExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { monotonicNow } from '../clock.js';
 import { firstLine, refusalResult } from '../present/result.js';
 import { RunHandle } from '../run/handle.js';

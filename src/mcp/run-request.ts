@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Config } from '../config/config.js';
 import type { RunRequest } from '../run/request.js';
 import type { callSettingsShape } from './input-schema.js';

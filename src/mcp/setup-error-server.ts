@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sentence } from '../present/words.js';
 import { GET_RUN_DESCRIPTION, PROCESS_PROMPT_DESCRIPTION, SERVER_NAME } from './input-schema.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { Deadline } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { UpstreamError } from '../errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Model prices from GET /models. OpenRouter writes each price as a string of US dollars per

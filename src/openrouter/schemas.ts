@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Loose schemas: only the fields we read, and every unknown field passes, so a new

@@ -94,8 +94,7 @@ export class LocalRunService implements RunService {
     const started = await this.runs.start(request, options);
     if ('refused' in started) return started;
     const { run, joined } = started;
-    if ('live' in run) return { id: run.live.id, joined, state: run.live.state() };
-    return { id: run.stored.id, joined, state: stateOf(run.stored.effective()) };
+    return { id: 'live' in run ? run.live.id : run.stored.id, joined };
   }
 
   async watch(id: string, options: WatchOptions): Promise<Result<Watched, LookupError>> {

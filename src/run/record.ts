@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 import { agreementSchema } from '../prompts/agreement/account.js';
 import { RUN_STATUSES } from './status.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REASONING_EFFORTS, STRATEGIES } from '../config/choices.js';
 
 /** What a run asks: the same request twice is the same run (SPEC §8, no double billing). */

@@ -13,8 +13,14 @@ export interface StartOptions {
   maxCostUsd?: number;
 }
 
+/** What a caller needs to follow the run; its state comes with the first watch. */
+export interface Started {
+  id: string;
+  joined: Joined;
+}
+
 /** The run of a request, or why none was started (nothing was asked upstream, no folder made). */
-export type StartOutcome = { id: string; joined: Joined; state: RunState } | { refused: StartRefusal };
+export type StartOutcome = Started | { refused: StartRefusal };
 
 export interface LookupError {
   kind: 'bad_id' | 'not_found' | 'damaged' | 'too_large';

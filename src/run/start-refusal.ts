@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { worstCaseSchema } from './record.js';
 
 /** Refused before any upstream request or run folder; declared once for the host's protocol and its clients. */

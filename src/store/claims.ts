@@ -49,13 +49,16 @@ export class RequestClaims {
     });
   }
 
-  /** True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile. */
-  async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
+  /**
+   * True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile.
+   * `folder`: the making of the request's folder, when already under way (see `take`).
+   */
+  async claim(key: string, generation: number, claim: Claim, folder?: Promise<void>): Promise<boolean> {
     const dir = this.folderOf(key);
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
-    await this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
+    await (folder ?? this.makeFolder(key));
     if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
@@ -65,15 +68,23 @@ export class RequestClaims {
   async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
     for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
       const latest = await this.latest(key);
+      // A request's first claim: its folder is made while `next` judges it (and makes the run's folder), not after.
+      const folder = latest ? undefined : this.makeFolder(key);
+      folder?.catch(() => undefined);
       const wanted = await next(latest?.claim);
       if (!wanted) {
         if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
         return { taken: false, generation: latest.generation, claim: latest.claim };
       }
       const generation = (latest?.generation ?? 0) + 1;
-      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
+      if (await this.claim(key, generation, wanted, folder)) return { taken: true, generation, claim: wanted };
     }
     throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
+  }
+
+  private makeFolder(key: string): Promise<void> {
+    const dir = this.folderOf(key);
+    return this.disk.limit(`preparing ${dir}`, (signal) => this.disk.inFolders(dir, signal, () => ensurePrivateDir(dir)));
   }
 
   private folderOf(key: string): string {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { build } from 'esbuild';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
@@ -15,7 +15,7 @@ import { launchBrowser, screenshot } from './browser.js';
  * The MCP App (SPEC §12): declared only to clients that render MCP Apps, and shown by a test
  * host built on the extension's AppBridge, in chromium, against the real server and a fake OpenRouter.
  */
-const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+const APPS = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 
 let fake: FakeOpenRouter;
 let browser: Browser;
@@ -102,12 +102,12 @@ describe('the MCP App', () => {
     const harness = await start(fake, env, { capabilities: { capabilities: APPS } });
     const { tools } = await harness.client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(byName.process_prompt!._meta).toMatchObject({ ui: { resourceUri: RUN_APP_URI }, 'ui/resourceUri': RUN_APP_URI });
+    expect(byName.process_prompt!._meta).toMatchObject({ ui: { resourceUri: RUN_APP_URI }, [RESOURCE_URI_META_KEY]: RUN_APP_URI });
     expect(byName.get_run!._meta).toMatchObject({ ui: { resourceUri: RUN_APP_URI } });
     expect(byName[RUN_PAGE_TOOL]!._meta).toMatchObject({ ui: { visibility: ['app'] } });
     const { contents } = await harness.client.readResource({ uri: RUN_APP_URI });
     const page = contents[0] as unknown as { mimeType: string; text: string; _meta: { ui: { csp: Record<string, string[]> } } };
-    expect(page.mimeType).toBe('text/html;profile=mcp-app');
+    expect(page.mimeType).toBe(RESOURCE_MIME_TYPE);
     expect(Object.values(page._meta.ui.csp).flat()).toEqual([]);
     expect(Buffer.byteLength(page.text)).toBeLessThan(300 * 1024);
     expect(page.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { tempDir } from '../support/harness.js';
@@ -72,6 +72,19 @@ describe('the published package', () => {
     expect(undiciChunk(session.stderr())).toBe(false);
     expect(reported('RESOLVED', session.stderr())).toEqual([]);
     await fake.close();
+  });
+
+  it('loads under 640 KiB of its JavaScript to answer initialize, since loading it is much of what an MCP client waits for', async () => {
+    const fake = await startE2eFake();
+    const session = await connect(userEnv(fake, await tempDir()), process.execPath, ['--import', REPORT_MODULES, binPath()]);
+    // Nothing more is loaded until a call: what was loaded by this answer is what initialize needed.
+    await session.client.listTools();
+    await session.close();
+    await fake.close();
+    const dist = path.dirname(realpathSync(binPath()));
+    const bytes = reported('LOADED', session.stderr()).reduce((sum, file) => sum + statSync(path.join(dist, file!)).size, 0);
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(640 * 1024);
   });
 });
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { err, ok, type Result } from '../../result.js';
 
 /** The account of agreement (SPEC §10) names models by their real ids, whatever label the synthesizer saw. */
