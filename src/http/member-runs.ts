@@ -10,9 +10,9 @@ import { localRuns } from '../run/local.js';
 import type { Runs } from '../run/runs.js';
 import type { CancelOutcome, RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
 import type { RunRequest } from '../run/request.js';
-import { RunStore } from '../store/run-store.js';
 import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
+import { memberRunStorage } from '../team/run-storage.js';
 import { MemberBudget } from './budget.js';
 import type { Stops } from './stops.js';
 
@@ -31,11 +31,12 @@ export function memberConfig(config: Config, member: Member): Config {
 }
 
 /**
- * Where a member's runs are kept: the one line that decides it. A folder of the member's own
- * under the output folder, until the runs live in Postgres.
+ * Where a member's runs are kept: the one line that decides it. In the team database, so that
+ * any process reads any run and takes over one whose process died; always, since a run kept
+ * nowhere could be neither.
  */
-export function memberStorage(config: Config, member: Member): RunStorage | undefined {
-  return config.saveOutputs ? new RunStore(memberConfig(config, member).outputDir) : undefined;
+export function memberStorage(team: Team, pool: pg.Pool, member: Member): RunStorage {
+  return memberRunStorage(team, pool, member);
 }
 
 /**
@@ -43,15 +44,7 @@ export function memberStorage(config: Config, member: Member): RunStorage | unde
  * catalog shared, and per member their own store, their own requests (two members asking the
  * same make two runs) and their budget.
  */
-export function teamRuns(
-  config: Config,
-  client: OpenRouterClient,
-  logger: Logger,
-  team: Team,
-  pool: pg.Pool,
-  stops: Stops,
-  storage: (member: Member) => RunStorage | undefined = (member) => memberStorage(config, member),
-) {
+export function teamRuns(config: Config, client: OpenRouterClient, logger: Logger, team: Team, pool: pg.Pool, stops: Stops) {
   const limiter = createLimiter(config.maxConcurrency);
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
@@ -63,7 +56,7 @@ export function teamRuns(
         const budget = new MemberBudget(team, pool, member.id, logger.child({ member: member.name }));
         const local = localRuns(config, client, logger.child({ member: member.name }), {
           limiter,
-          team: { store: storage(member), prices, reserve: budget.reserve, member: member.id },
+          team: { store: memberStorage(team, pool, member), prices, reserve: budget.reserve, member: member.id },
         });
         service = new MemberRunService(local, budget, (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }));
         services.set(member.id, service);
