@@ -13,6 +13,7 @@ import { teamRoutes } from './app.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import { memberConfig, teamRuns } from './member-runs.js';
 import { Stops } from './stops.js';
+import { driver, type DriveInput, type RunEnd, type TeamEngine } from './drive.js';
 
 export const SERVE_HELP = `Usage: parallel-llm-mcp serve --http [--host H] [--port P] [--drain-seconds S]
 
@@ -65,7 +66,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
       return serve(team, pool, config, { host, port, drainMs: drainSeconds * 1000 });
     },
-    { connections: 10 },
+    { connections: 20 },
   );
 }
 
@@ -88,6 +89,15 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
       }),
   });
   const routes = teamRoutes(team, pool, serveMcp);
+  const engine: TeamEngine = await team.startEngine<DriveInput, RunEnd>({
+    pool,
+    databaseUrl: team.databaseUrl(),
+    logger: logger.child({ part: 'engine' }),
+    version,
+    run: driver((member) => runs.serviceFor(member)),
+    onFenced: (error) => logger.warn({ err: error }, 'lost hold of the team database: runs going on here continue elsewhere'),
+  });
+  runs.useEngine(engine);
   await stops.listen();
   const server = createHttpServer((req, res) => {
     routes.route(req, res).catch((error: unknown) => {
@@ -109,14 +119,15 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   routes.drain();
   const running = runs.running();
   process.stderr.write(`parallel-llm-mcp serve: ${first}, taking no new call; waiting for ${running} run(s) going on\n`);
-  let limit: NodeJS.Timeout | undefined;
+  // The engine waits for its runs (each to its end and its settled cost), then hands over what is left to the other processes.
   const outcome = await Promise.race([
-    runs.finished().then(() => 'finished'),
+    engine.drain(options.drainMs).then(({ handedOver }) => (handedOver === 0 ? runs.finished().then(() => 'finished') : 'the drain limit')),
     signalled(),
-    new Promise<string>((resolve) => (limit = setTimeout(() => resolve('the drain limit'), options.drainMs))),
   ]);
-  clearTimeout(limit);
-  if (outcome !== 'finished') process.stderr.write(`parallel-llm-mcp serve: ${outcome}: stopping runs going on, to be resumed\n`);
+  if (outcome !== 'finished') {
+    process.stderr.write(`parallel-llm-mcp serve: ${outcome}: stopping runs going on, to be resumed\n`);
+    await engine.stop();
+  }
   stops.close();
   await runs.close();
   server.close();
