@@ -21,10 +21,12 @@ Team mode's server (docs/team.md): MCP over Streamable HTTP at /mcp for the memb
 Postgres database PARALLEL_LLM_DATABASE_URL names, with the OpenRouter key of
 OPENROUTER_API_KEY (members never see it), and GET /healthz (200 while the database answers,
 503 otherwise). Every request to /mcp needs Authorization: Bearer <token> (see
-parallel-llm-mcp users); each member's calls are held against their budget. It binds 127.0.0.1
-unless told --host; put a TLS proxy in front of it for anyone else. SIGTERM or SIGINT drains:
-new calls get 503, runs going on finish (for up to S seconds, then they are stopped to be
-resumed); a second signal stops at once.
+parallel-llm-mcp users); each member's calls are held against their budget. Runs are kept in
+the database, so any process answers get_run, and a run whose process dies is taken over by
+another, asking only the models with no saved answer. It binds 127.0.0.1 unless told --host;
+put a TLS proxy in front of it for anyone else. SIGTERM or SIGINT drains: new calls get 503,
+runs going on finish (for up to S seconds, then they are handed to the other processes); a
+second signal stops at once.
 
 Options:
   --http             serve over HTTP (required: the stdio server is parallel-llm-mcp alone)
