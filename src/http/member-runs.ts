@@ -150,6 +150,9 @@ class MemberRunService implements RunService, Drivable {
       if (this.runs.keyOf(request) !== record.request_key) throw new Error(`run ${id}'s request cannot be rebuilt from its record`);
       const started = await this.runs.start(request);
       if ('refused' in started) throw new Error(`run ${id} could not be taken over: refused (${started.refused.kind})`);
+      const now = 'live' in started.run ? started.run.live.id : started.run.stored.id;
+      // The request now leads to another run (a later call with fresh: true): this workflow carries only its own.
+      if (now !== id) throw new Error(`run ${id} was not taken over: its request now leads to run ${now}`);
       if ('stored' in started.run) await this.local.watch(id, { waitMs: FOLLOW_MS, untilSettled: true, signal });
     }
   }
