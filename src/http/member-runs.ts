@@ -77,6 +77,8 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
     useEngine(started: TeamEngine): void {
       engine = started;
     },
+    /** Every call being started here has its run recorded with the engine (or was refused): a drain must wait for them first. */
+    started: () => Promise.all([...services.values()].map((service) => service.started())).then(() => undefined),
     /** Runs executing here, across members. */
     running: () => [...services.values()].reduce((sum, service) => sum + service.running, 0),
     /** Every run executing here has ended and its cost is settled. */
@@ -96,6 +98,8 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
 class MemberRunService implements RunService, Drivable {
   readonly notice = undefined;
   private readonly runs: Runs;
+  /** Starts in progress: a run may be going before its workflow is recorded. */
+  private readonly starting = new Set<Promise<unknown>>();
   private readonly local: LocalRunService;
 
   constructor(
@@ -114,7 +118,18 @@ class MemberRunService implements RunService, Drivable {
     return this.runs.running;
   }
 
-  async start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+  start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+    const starting = this.startRecorded(request, options);
+    const done = starting.catch(() => undefined).finally(() => this.starting.delete(done));
+    this.starting.add(done);
+    return starting;
+  }
+
+  async started(): Promise<void> {
+    while (this.starting.size > 0) await Promise.all(this.starting);
+  }
+
+  private async startRecorded(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
     let outcome: StartOutcome | undefined;
     try {
       outcome = await this.local.start(request, options);

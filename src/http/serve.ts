@@ -121,6 +121,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   routes.drain();
   const running = runs.running();
   process.stderr.write(`parallel-llm-mcp serve: ${first}, taking no new call; waiting for ${running} run(s) going on\n`);
+  await runs.started();
   // The engine waits for its runs (each to its end and its settled cost), then hands over what is left to the other processes.
   const outcome = await Promise.race([
     engine.drain(options.drainMs).then(({ handedOver }) => (handedOver === 0 ? runs.finished().then(() => 'finished') : 'the drain limit')),
