@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type pg from 'pg';
 import { err, ok, type Result } from '../result.js';
 import type { Reserve } from '../run/admission.js';
-import type { RunState } from '../run/record.js';
 import type { RunRequest } from '../run/request.js';
 import type { StartRefusal } from '../run/start-refusal.js';
 import type { Team } from '../team/load.js';
@@ -26,7 +25,6 @@ export class MemberBudget {
   private readonly holds = new Map<string, Promise<Result<void, StartRefusal>>>();
   /** The ids held for each request while it is being started, to give back those that did not become its run. */
   private readonly byRequest = new WeakMap<RunRequest, string[]>();
-  private readonly settling = new Set<Promise<void>>();
 
   constructor(
     private readonly team: Team,
@@ -60,20 +58,6 @@ export class MemberBudget {
     }
   }
 
-  /** The run ended: its actual cost replaces its hold. An interrupted run is not over (it is resumed), so its hold stays. */
-  settleWhenEnded(runId: string, ended: Promise<RunState>): void {
-    const settling: Promise<void> = ended
-      .then((state) => (state.status === 'interrupted' ? undefined : this.settle(runId, state)))
-      .catch((error: unknown) => this.logger.error({ run: runId, err: error }, 'a run’s cost could not be settled against its budget'))
-      .finally(() => this.settling.delete(settling));
-    this.settling.add(settling);
-  }
-
-  /** Settles every run that has ended. */
-  async settled(): Promise<void> {
-    while (this.settling.size > 0) await Promise.all(this.settling);
-  }
-
   private async hold(runId: string, models: string[], worstCaseUsd: number | null): Promise<Result<void, StartRefusal>> {
     try {
       const reservation = await this.team.reserve(this.pool, { memberId: this.memberId, runId, worstCaseUsd, models });
@@ -86,12 +70,11 @@ export class MemberBudget {
     }
   }
 
-  private async settle(runId: string, state: RunState): Promise<void> {
-    const costUsd = state.totals.cost ?? 0;
-    const tokens = state.totals.total_tokens ?? 0;
+  /** The run ended: its actual cost replaces its hold, once however often this is called. */
+  async settle(runId: string, { status, costUsd, tokens }: { status: string; costUsd: number; tokens: number }): Promise<void> {
     for (let attempt = 1, waitMs = SETTLE_FIRST_MS; ; attempt++, waitMs = Math.min(2 * waitMs, SETTLE_MAX_MS)) {
       try {
-        await this.team.settle(this.pool, { runId, costUsd, tokens, status: state.status });
+        await this.team.settle(this.pool, { runId, costUsd, tokens, status });
         return;
       } catch (error) {
         if (!this.team.isDown(error) || attempt === SETTLE_TRIES) throw error;

@@ -10,12 +10,16 @@ import { localRuns } from '../run/local.js';
 import type { Runs } from '../run/runs.js';
 import type { CancelOutcome, RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
 import type { RunRequest } from '../run/request.js';
-import { RunStore } from '../store/run-store.js';
+import type { RunState } from '../run/record.js';
 import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
+import { memberRunStorage } from '../team/run-storage.js';
 import { MemberBudget } from './budget.js';
 import type { Stops } from './stops.js';
+import { requestOf, type Drivable, type RunEnd, type TeamEngine } from './drive.js';
 
+/** How long the workflow follows a run another process executes before it looks again. */
+const FOLLOW_MS = 60_000;
 /** How long a stop of a run another process executes waits for that run to end. */
 const STOP_ELSEWHERE_MS = 5_000;
 
@@ -31,11 +35,12 @@ export function memberConfig(config: Config, member: Member): Config {
 }
 
 /**
- * Where a member's runs are kept: the one line that decides it. A folder of the member's own
- * under the output folder, until the runs live in Postgres.
+ * Where a member's runs are kept: the one line that decides it. In the team database, so that
+ * any process reads any run and takes over one whose process died; always, since a run kept
+ * nowhere could be neither.
  */
-export function memberStorage(config: Config, member: Member): RunStorage | undefined {
-  return config.saveOutputs ? new RunStore(memberConfig(config, member).outputDir) : undefined;
+export function memberStorage(team: Team, pool: pg.Pool, member: Member): RunStorage {
+  return memberRunStorage(team, pool, member);
 }
 
 /**
@@ -43,33 +48,37 @@ export function memberStorage(config: Config, member: Member): RunStorage | unde
  * catalog shared, and per member their own store, their own requests (two members asking the
  * same make two runs) and their budget.
  */
-export function teamRuns(
-  config: Config,
-  client: OpenRouterClient,
-  logger: Logger,
-  team: Team,
-  pool: pg.Pool,
-  stops: Stops,
-  storage: (member: Member) => RunStorage | undefined = (member) => memberStorage(config, member),
-) {
+export function teamRuns(config: Config, client: OpenRouterClient, logger: Logger, team: Team, pool: pg.Pool, stops: Stops) {
   const limiter = createLimiter(config.maxConcurrency);
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
+  let engine: TeamEngine | undefined;
   stops.subscribe((notice) => notice.kind === 'run' && services.get(notice.member)?.stopHere(notice.run, notice.reason));
   return {
-    serviceFor(member: Member): RunService {
+    serviceFor(member: Member): MemberRunService {
       let service = services.get(member.id);
       if (!service) {
         const budget = new MemberBudget(team, pool, member.id, logger.child({ member: member.name }));
         const local = localRuns(config, client, logger.child({ member: member.name }), {
           limiter,
-          team: { store: storage(member), prices, reserve: budget.reserve, member: member.id },
+          team: { store: memberStorage(team, pool, member), prices, reserve: budget.reserve, member: member.id },
         });
-        service = new MemberRunService(local, budget, (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }));
+        service = new MemberRunService(
+          local,
+          budget,
+          (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }),
+          (run) => engine?.start(run, { member: { id: member.id, name: member.name }, run }) ?? Promise.resolve(),
+        );
         services.set(member.id, service);
       }
       return service;
     },
+    /** The engine the runs started here are recorded with, so another process carries them on if this one dies. */
+    useEngine(started: TeamEngine): void {
+      engine = started;
+    },
+    /** Every call being started here has its run recorded with the engine (or was refused): a drain must wait for them first. */
+    started: () => Promise.all([...services.values()].map((service) => service.started())).then(() => undefined),
     /** Runs executing here, across members. */
     running: () => [...services.values()].reduce((sum, service) => sum + service.running, 0),
     /** Every run executing here has ended and its cost is settled. */
@@ -82,10 +91,15 @@ export function teamRuns(
   };
 }
 
-/** A member's runs, with their budget held before each new run and settled after it. */
-class MemberRunService implements RunService {
+/**
+ * A member's runs, with their budget held before each new run; each new or resumed run is
+ * recorded as a workflow of the engine, which carries it to its end and settles its cost.
+ */
+class MemberRunService implements RunService, Drivable {
   readonly notice = undefined;
   private readonly runs: Runs;
+  /** Starts in progress: a run may be going before its workflow is recorded. */
+  private readonly starting = new Set<Promise<unknown>>();
   private readonly local: LocalRunService;
 
   constructor(
@@ -93,6 +107,8 @@ class MemberRunService implements RunService {
     private readonly budget: MemberBudget,
     /** Asks every process to stop a run of this member's. */
     private readonly stopElsewhere: (run: string, reason: string) => Promise<void>,
+    /** Records run `run`'s workflow with the engine. */
+    private readonly startWorkflow: (run: string) => Promise<void>,
   ) {
     this.runs = runs;
     this.local = service;
@@ -102,7 +118,18 @@ class MemberRunService implements RunService {
     return this.runs.running;
   }
 
-  async start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+  start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+    const starting = this.startRecorded(request, options);
+    const done = starting.catch(() => undefined).finally(() => this.starting.delete(done));
+    this.starting.add(done);
+    return starting;
+  }
+
+  async started(): Promise<void> {
+    while (this.starting.size > 0) await Promise.all(this.starting);
+  }
+
+  private async startRecorded(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
     let outcome: StartOutcome | undefined;
     try {
       outcome = await this.local.start(request, options);
@@ -110,15 +137,44 @@ class MemberRunService implements RunService {
       const started = outcome && !('refused' in outcome) && outcome.joined === 'new' ? outcome.id : undefined;
       await this.budget.startEnded(request, started);
     }
-    if (!('refused' in outcome) && outcome.joined !== 'attached') {
-      const run = this.runs.liveRun(outcome.id);
-      if (run)
-        this.budget.settleWhenEnded(
-          outcome.id,
-          run.settled.then(() => run.state()),
-        );
-    }
+    if (!('refused' in outcome) && outcome.joined !== 'attached') await this.startWorkflow(outcome.id);
     return outcome;
+  }
+
+  /**
+   * The workflow's step 'run': a run live here is awaited; one that is not (its process died) is
+   * started again from its record, which resumes it through the claim, asking only the models
+   * with no saved answer, or follows it where it is live. Ends with how the run ended.
+   */
+  async drive(id: string, signal: AbortSignal): Promise<RunEnd> {
+    for (;;) {
+      signal.throwIfAborted();
+      const live = this.runs.liveRun(id);
+      if (live) {
+        await untilAborted(live.settled, signal);
+        const state = live.state();
+        // Stopped here to be resumed: this process is going, and the run goes on elsewhere.
+        if (state.status === 'interrupted') await untilAborted(new Promise(() => undefined), signal);
+        return endOf(state);
+      }
+      const found = await this.runs.stored?.watch(id, undefined, 0);
+      if (!found?.ok) throw new Error(`run ${id} cannot be read: ${found ? found.error.message : 'runs are not saved'}`);
+      const { record } = found.value;
+      if (record.status !== 'running' && record.status !== 'interrupted') return endOf(record);
+      const request = requestOf(record);
+      if (this.runs.keyOf(request) !== record.request_key) throw new Error(`run ${id}'s request cannot be rebuilt from its record`);
+      const started = await this.runs.start(request);
+      if ('refused' in started) throw new Error(`run ${id} could not be taken over: refused (${started.refused.kind})`);
+      const now = 'live' in started.run ? started.run.live.id : started.run.stored.id;
+      // The request now leads to another run (a later call with fresh: true): this workflow carries only its own.
+      if (now !== id) throw new Error(`run ${id} was not taken over: its request now leads to run ${now}`);
+      if ('stored' in started.run) await this.local.watch(id, { waitMs: FOLLOW_MS, untilSettled: true, signal });
+    }
+  }
+
+  /** The workflow's step 'settle': the run's actual cost replaces its hold, once. */
+  settle(id: string, end: RunEnd): Promise<void> {
+    return this.budget.settle(id, end);
   }
 
   watch(id: string, options: WatchOptions) {
@@ -171,13 +227,27 @@ class MemberRunService implements RunService {
    */
   onStart(): void {}
 
-  async finished(): Promise<void> {
-    await this.local.finished();
-    await this.budget.settled();
+  finished(): Promise<void> {
+    return this.local.finished();
   }
 
-  async close(): Promise<void> {
-    await this.runs.interruptAll();
-    await this.budget.settled();
+  close(): Promise<void> {
+    return this.runs.interruptAll();
   }
+}
+
+const endOf = (state: Pick<RunState, 'status' | 'totals'>): RunEnd => ({
+  status: state.status,
+  costUsd: state.totals.cost ?? 0,
+  tokens: state.totals.total_tokens ?? 0,
+});
+
+/** `work`, or a rejection once `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

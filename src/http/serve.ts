@@ -13,6 +13,7 @@ import { teamRoutes } from './app.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
 import { memberConfig, teamRuns } from './member-runs.js';
 import { Stops } from './stops.js';
+import { driver, type DriveInput, type RunEnd, type TeamEngine } from './drive.js';
 
 export const SERVE_HELP = `Usage: parallel-llm-mcp serve --http [--host H] [--port P] [--drain-seconds S]
 
@@ -20,10 +21,12 @@ Team mode's server (docs/team.md): MCP over Streamable HTTP at /mcp for the memb
 Postgres database PARALLEL_LLM_DATABASE_URL names, with the OpenRouter key of
 OPENROUTER_API_KEY (members never see it), and GET /healthz (200 while the database answers,
 503 otherwise). Every request to /mcp needs Authorization: Bearer <token> (see
-parallel-llm-mcp users); each member's calls are held against their budget. It binds 127.0.0.1
-unless told --host; put a TLS proxy in front of it for anyone else. SIGTERM or SIGINT drains:
-new calls get 503, runs going on finish (for up to S seconds, then they are stopped to be
-resumed); a second signal stops at once.
+parallel-llm-mcp users); each member's calls are held against their budget. Runs are kept in
+the database, so any process answers get_run, and a run whose process dies is taken over by
+another, asking only the models with no saved answer. It binds 127.0.0.1 unless told --host;
+put a TLS proxy in front of it for anyone else. SIGTERM or SIGINT drains: new calls get 503,
+runs going on finish (for up to S seconds, then they are handed to the other processes); a
+second signal stops at once.
 
 Options:
   --http             serve over HTTP (required: the stdio server is parallel-llm-mcp alone)
@@ -65,7 +68,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
       return serve(team, pool, config, { host, port, drainMs: drainSeconds * 1000 });
     },
-    { connections: 10 },
+    { connections: 20 },
   );
 }
 
@@ -88,6 +91,15 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
       }),
   });
   const routes = teamRoutes(team, pool, serveMcp);
+  const engine: TeamEngine = await team.startEngine<DriveInput, RunEnd>({
+    pool,
+    databaseUrl: team.databaseUrl(),
+    logger: logger.child({ part: 'engine' }),
+    version,
+    run: driver((member) => runs.serviceFor(member)),
+    onFenced: (error) => logger.warn({ err: error }, 'lost hold of the team database: runs going on here continue elsewhere'),
+  });
+  runs.useEngine(engine);
   await stops.listen();
   const server = createHttpServer((req, res) => {
     routes.route(req, res).catch((error: unknown) => {
@@ -109,14 +121,16 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
   routes.drain();
   const running = runs.running();
   process.stderr.write(`parallel-llm-mcp serve: ${first}, taking no new call; waiting for ${running} run(s) going on\n`);
-  let limit: NodeJS.Timeout | undefined;
+  await runs.started();
+  // The engine waits for its runs (each to its end and its settled cost), then hands over what is left to the other processes.
   const outcome = await Promise.race([
-    runs.finished().then(() => 'finished'),
+    engine.drain(options.drainMs).then(({ handedOver }) => (handedOver === 0 ? runs.finished().then(() => 'finished') : 'the drain limit')),
     signalled(),
-    new Promise<string>((resolve) => (limit = setTimeout(() => resolve('the drain limit'), options.drainMs))),
   ]);
-  clearTimeout(limit);
-  if (outcome !== 'finished') process.stderr.write(`parallel-llm-mcp serve: ${outcome}: stopping runs going on, to be resumed\n`);
+  if (outcome !== 'finished') {
+    process.stderr.write(`parallel-llm-mcp serve: ${outcome}: stopping runs going on, to be resumed\n`);
+    await engine.stop();
+  }
   stops.close();
   await runs.close();
   server.close();

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { fileIn } from '../store/store.js';
 import { thousands } from '../text/locale-free.js';
 import type { RunView } from '../run/service.js';
 import { fairCaps } from '../prompts/synthesis.js';
@@ -31,7 +31,7 @@ export function shownTexts(view: RunView, maxChars: number): Shown {
   // Where the whole text is: its file, or why there is none (the disk refused it, or runs are not saved).
   const where = (file: string | undefined) =>
     file && view.dir
-      ? `is saved in ${path.join(view.dir, file)}`
+      ? `is saved in ${fileIn(view.dir, file)}`
       : view.dir
         ? 'could not be saved (see the warnings)'
         : 'is not saved (PARALLEL_LLM_SAVE_OUTPUTS=false)';

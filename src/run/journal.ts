@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContentSink } from '../openrouter/decode.js';
-import { fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
+import { fileIn, fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
 import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
 import { stepUsages, sumUsage } from './usage.js';
 
@@ -25,7 +24,7 @@ export class RunJournal {
   }
 
   path(file: string | undefined): string | undefined {
-    return file && this.place && path.join(this.place.dir, file);
+    return file && this.place && fileIn(this.place.dir, file);
   }
 
   /** Only the first `keepChars` characters are held in memory; unsaved runs keep the whole answer there. */

@@ -88,6 +88,11 @@ export class Runs {
     }
   }
 
+  /** The key `request` is claimed under here: a run's record tells whether a request rebuilt from it is the same. */
+  keyOf(request: RunRequest): string {
+    return requestKey(request, this.options.upstream);
+  }
+
   liveRun(id: string): Run | undefined {
     return this.entries.get(id)?.run;
   }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { StoreError } from './store-error.js';
 
@@ -7,6 +8,12 @@ export const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z_[0-9a-f]{8}$
 export const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
 /** A request key. */
 export const KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Where file `name` of a run's place `dir` is, as shown: a folder's path, or a place in a
+ * database shown as a URL (`postgres://host/db/runs/ID`), which path.join would mangle.
+ */
+export const fileIn = (dir: string, name: string): string => (dir.includes('://') ? `${dir}/${name}` : path.join(dir, name));
 
 export const isRunId = (id: string): boolean => RUN_ID.test(id);
 

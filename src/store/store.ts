@@ -2,7 +2,7 @@
  * The seam between a run and where it is kept: all the run lifecycle (src/run) asks of storage. The output
  * folder (run-store.ts) is one store behind it; a shared database can be another, with no change to src/run.
  */
-export { fileSafe, isRunId, newRunId } from './names.js';
+export { fileIn, fileSafe, isRunId, newRunId } from './names.js';
 
 /** Who pays for a request's run: the run, the process that runs it (checked by the caller), since when. */
 export interface Claim {

@@ -17,7 +17,7 @@ export interface ServeProcess {
 
 const started: ServeProcess[] = [];
 
-/** Starts the bin global-setup.ts built, with only the environment given (and PATH), in an empty working folder. */
+/** Starts the bin global-setup.ts built, with only the environment given (and PATH), in an empty working folder; the engine it starts (DBOS) makes it slow to listen on a busy machine. */
 export async function startServe(env: Record<string, string>, args: string[] = []): Promise<ServeProcess> {
   const child = spawn(process.execPath, [path.join(inject('cliDir'), 'dist', 'bin.js'), 'serve', '--http', '--port', '0', ...args], {
     cwd: await tempDir('plm-serve-'),
@@ -27,7 +27,7 @@ export async function startServe(env: Record<string, string>, args: string[] = [
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || child.exitCode !== null, 20_000);
+  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || child.exitCode !== null, 45_000);
   const base = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)?.[1];
   if (!base) throw new Error(`the server did not start: ${stderr}`);
   const serve: ServeProcess = {
