@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Team } from '../team/load.js';
 import { bearerAuth } from './auth.js';
 import { rpcError, send } from './replies.js';
-import type { Member } from './member-runs.js';
+import type { Member } from '../team/run-storage.js';
 
 /** /healthz's limit on the database's answer. */
 const HEALTH_MS = 1_000;

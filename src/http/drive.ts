@@ -1,7 +1,6 @@
 import type { Engine, RunSteps } from 'parallel-llm-mcp-team';
-import type { RunRecord, RunStatus } from '../run/record.js';
-import type { RunRequest } from '../run/request.js';
-import type { Member } from './member-runs.js';
+import type { RunStatus } from '../run/record.js';
+import type { Member } from '../team/run-storage.js';
 
 /** A team run's workflow: whose run, and which. */
 export interface DriveInput {
@@ -38,21 +37,5 @@ export function driver(membersRuns: (member: Member) => Drivable) {
       return null;
     });
     return end;
-  };
-}
-
-/** The request a run's record was made from: the same key, so a start of it finds the run again. */
-export function requestOf(record: RunRecord): RunRequest {
-  const { settings } = record;
-  return {
-    prompt: record.prompt,
-    models: settings.models,
-    synthesizers: settings.synthesizer_models,
-    temperature: settings.temperature,
-    maxTokens: settings.max_tokens,
-    strategy: settings.strategy ?? 'synthesize',
-    ...(settings.reasoning_effort === undefined ? {} : { reasoningEffort: settings.reasoning_effort }),
-    ...(settings.agreement === false ? { agreement: false as const } : {}),
-    ...(record.follow_up_of === undefined ? {} : { followUpOf: record.follow_up_of }),
   };
 }

@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { continueSession, type SessionStart } from '../mcp/continued-session.js';
 import type { Team } from '../team/load.js';
 import { readBody } from './body.js';
-import type { Member } from './member-runs.js';
+import type { Member } from '../team/run-storage.js';
 import type { Stops } from './stops.js';
 import { DATABASE_DOWN, rpcError, send } from './replies.js';
 

@@ -9,25 +9,19 @@ import type { LocalRunService } from '../run/local.js';
 import { localRuns } from '../run/local.js';
 import type { Runs } from '../run/runs.js';
 import type { CancelOutcome, RunService, StartOptions, StartOutcome, WatchOptions } from '../run/service.js';
-import type { RunRequest } from '../run/request.js';
+import { requestOf, type RunRequest } from '../run/request.js';
 import type { RunState } from '../run/record.js';
 import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
-import { memberRunStorage } from '../team/run-storage.js';
+import { memberRunStorage, type Member } from '../team/run-storage.js';
 import { MemberBudget } from './budget.js';
 import type { Stops } from './stops.js';
-import { requestOf, type Drivable, type RunEnd, type TeamEngine } from './drive.js';
+import type { Drivable, RunEnd, TeamEngine } from './drive.js';
 
 /** How long the workflow follows a run another process executes before it looks again. */
 const FOLLOW_MS = 60_000;
 /** How long a stop of a run another process executes waits for that run to end. */
 const STOP_ELSEWHERE_MS = 5_000;
-
-/** Who a request is from: a member of the team database. */
-export interface Member {
-  id: string;
-  name: string;
-}
 
 /** The settings as a member's runs see them: their output folder is a folder of their own. */
 export function memberConfig(config: Config, member: Member): Config {

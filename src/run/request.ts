@@ -1,5 +1,6 @@
 import { API_KEY_SHAPE } from '../config/api-key.js';
 import { createHash } from 'node:crypto';
+import type { RunRecord } from './record.js';
 import type { RunRequest } from './request-schema.js';
 
 export type { RunRequest } from './request-schema.js';
@@ -35,4 +36,20 @@ export function refuseKeyAsModel(request: RunRequest, redact: (text: string) => 
       'a model id of the request is an API key: the key goes in OPENROUTER_API_KEY, model ids in models and synthesizer_model',
     );
   }
+}
+
+/** The request a run's record was made from: the same key, so a start of it finds the run again. */
+export function requestOf(record: RunRecord): RunRequest {
+  const { settings } = record;
+  return {
+    prompt: record.prompt,
+    models: settings.models,
+    synthesizers: settings.synthesizer_models,
+    temperature: settings.temperature,
+    maxTokens: settings.max_tokens,
+    strategy: settings.strategy ?? 'synthesize',
+    ...(settings.reasoning_effort === undefined ? {} : { reasoningEffort: settings.reasoning_effort }),
+    ...(settings.agreement === false ? { agreement: false as const } : {}),
+    ...(record.follow_up_of === undefined ? {} : { followUpOf: record.follow_up_of }),
+  };
 }
