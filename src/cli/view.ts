@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { runStorage } from '../store/run-store.js';
 import { isMissing, runPage } from '../view/page-data.js';
 import { openBrowser } from '../view/open-browser.js';
 import { startViewServer } from '../view/server.js';
@@ -19,9 +20,10 @@ export async function viewCommand(args: string[], readConfig: () => Config): Pro
   }
   const config = readConfig();
   const service = existingRuns(config);
+  const store = runStorage(config);
   const id = line.words[0]?.trim();
   if (id !== undefined) {
-    const found = await runPage(service, config, id);
+    const found = await runPage(service, store, config, id);
     if (!found.ok) {
       process.stderr.write(
         `parallel-llm-mcp view: ${isMissing(found.error) ? `no run ${id} in ${config.outputDir}: ` : ''}${found.error.message}\n`,
@@ -30,7 +32,7 @@ export async function viewCommand(args: string[], readConfig: () => Config): Pro
       return 1;
     }
   }
-  const server = await startViewServer(service, config);
+  const server = await startViewServer(service, store, config);
   const url = id === undefined ? server.url : `${server.url}runs/${encodeURIComponent(id)}`;
   const opened = line.values['no-open'] ? false : openBrowser(url);
   process.stdout.write(`${opened ? 'Opened' : 'Open'} ${url}\nShowing the runs in ${config.outputDir}, read-only. Ctrl-C stops.\n`);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Config } from '../config/config.js';
@@ -23,20 +22,6 @@ const FOLLOW_MS = 60_000;
 /** How long a stop of a run another process executes waits for that run to end. */
 const STOP_ELSEWHERE_MS = 5_000;
 
-/** The settings as a member's runs see them: their output folder is a folder of their own. */
-export function memberConfig(config: Config, member: Member): Config {
-  return { ...config, outputDir: path.join(config.outputDir, 'team', member.id) };
-}
-
-/**
- * Where a member's runs are kept: the one line that decides it. In the team database, so that
- * any process reads any run and takes over one whose process died; always, since a run kept
- * nowhere could be neither.
- */
-export function memberStorage(team: Team, pool: pg.Pool, member: Member): RunStorage {
-  return memberRunStorage(team, pool, member);
-}
-
 /**
  * Every member's runs in this process: one upstream client, one concurrency limit and one price
  * catalog shared, and per member their own store, their own requests (two members asking the
@@ -53,12 +38,15 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
       let service = services.get(member.id);
       if (!service) {
         const budget = new MemberBudget(team, pool, member.id, logger.child({ member: member.name }));
+        // In the team database, always: any process then reads any run, and takes over one whose process died.
+        const store = memberRunStorage(team, pool, member);
         const local = localRuns(config, client, logger.child({ member: member.name }), {
           limiter,
-          team: { store: memberStorage(team, pool, member), prices, reserve: budget.reserve, member: member.id },
+          team: { store, prices, reserve: budget.reserve, member: member.id },
         });
         service = new MemberRunService(
           local,
+          store,
           budget,
           (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }),
           (run) => engine?.start(run, { member: { id: member.id, name: member.name }, run }) ?? Promise.resolve(),
@@ -98,6 +86,8 @@ class MemberRunService implements RunService, Drivable {
 
   constructor(
     { runs, service }: { runs: Runs; service: LocalRunService },
+    /** Where the member's runs are kept, for the run page to read their answers. */
+    readonly store: RunStorage,
     private readonly budget: MemberBudget,
     /** Asks every process to stop a run of this member's. */
     private readonly stopElsewhere: (run: string, reason: string) => Promise<void>,

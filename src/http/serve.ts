@@ -11,7 +11,7 @@ import type { Team } from '../team/load.js';
 import { packageVersion } from '../version.js';
 import { teamRoutes } from './app.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
-import { memberConfig, teamRuns } from './member-runs.js';
+import { teamRuns } from './member-runs.js';
 import { Stops } from './stops.js';
 import { driver, type DriveInput, type RunEnd, type TeamEngine } from './drive.js';
 
@@ -82,13 +82,10 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     pool,
     stops,
     logger,
-    serverFor: (member) =>
-      createServer({
-        config: memberConfig(config, member),
-        service: runs.serviceFor(member),
-        logger: logger.child({ member: member.name }),
-        version,
-      }),
+    serverFor: (member) => {
+      const service = runs.serviceFor(member);
+      return createServer({ config, service, store: service.store, logger: logger.child({ member: member.name }), version });
+    },
   });
   const routes = teamRoutes(team, pool, serveMcp);
   const engine: TeamEngine = await team.startEngine<DriveInput, RunEnd>({

@@ -2,6 +2,7 @@ import type { McpServer, RegisteredResource, RegisteredTool } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { Config } from '../config/config.js';
+import type { RunStorage } from '../store/store.js';
 import type { RunService } from '../run/service.js';
 import { pageHtml } from '../view/pages.js';
 
@@ -26,7 +27,13 @@ export const RUN_PAGE_TOOL = 'get_run_page';
  * shows. All of it is declared only to a client that says, in `initialize`, that it renders
  * MCP Apps: any other client lists exactly the tools and resources it did before.
  */
-export function registerRunApp(server: McpServer, service: RunService, config: Config, shownBy: RegisteredTool[]): void {
+export function registerRunApp(
+  server: McpServer,
+  runs: { service: RunService; store: RunStorage | undefined },
+  config: Config,
+  shownBy: RegisteredTool[],
+): void {
+  const { service, store } = runs;
   const resource = server.registerResource(
     'run-page',
     RUN_APP_URI,
@@ -59,7 +66,7 @@ export function registerRunApp(server: McpServer, service: RunService, config: C
     async ({ run_id }): Promise<CallToolResult> => {
       // Loaded when the page first asks: it reads run folders, which a server whose runs are the run host's never does otherwise.
       const { isMissing, runPage } = await import('../view/page-data.js');
-      const page = await runPage(service, config, run_id);
+      const page = await runPage(service, store, config, run_id);
       if (!page.ok) {
         const text = isMissing(page.error) ? `No run ${run_id}: ${page.error.message}` : page.error.message;
         return { content: [{ type: 'text', text }], isError: true };

@@ -22,11 +22,14 @@ import { outputShape } from '../present/output-schema.js';
 import { toolResult, type Layout } from '../present/result.js';
 import type { RunHandle } from '../run/handle.js';
 import type { RunService } from '../run/service.js';
+import type { RunStorage } from '../store/store.js';
 
 export interface ServerDeps {
   config: Config;
   /** The runs: the run host's, reached over its socket, or this process's own. */
   service: RunService;
+  /** Where the service keeps the runs' texts, which the run page reads (undefined: nowhere). */
+  store: RunStorage | undefined;
   logger: Logger;
   version: string;
   /** How often a waiting call reports progress (at most every 10 s is promised). */
@@ -105,6 +108,6 @@ export function createServer(deps: ServerDeps): McpServer {
   registerRunResources(server, service, async (handle) =>
     (await resultOf(handle, 'content')).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
   );
-  registerRunApp(server, service, config, [processPrompt, getRunTool]);
+  registerRunApp(server, { service, store: deps.store }, config, [processPrompt, getRunTool]);
   return server;
 }

@@ -1,3 +1,4 @@
+import { runStorage } from '../store/run-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
@@ -39,7 +40,7 @@ async function serveSetupError(problem: string): Promise<void> {
 async function serve(config: Config, logger: Logger): Promise<void> {
   const version = packageVersion();
   const service = new RunHostClient(config, logger, version);
-  const server = createServer({ config, service, logger, version });
+  const server = createServer({ config, service, store: runStorage(config), logger, version });
   await connectStdio(
     server,
     {

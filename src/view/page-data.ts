@@ -3,26 +3,35 @@ import { toolResult } from '../present/result.js';
 import type { StructuredResult } from '../present/output-schema.js';
 import { ok, type Result } from '../result.js';
 import type { Listing, LookupError, RunService, RunView } from '../run/service.js';
-import { runStorage } from '../store/run-store.js';
+import type { RunStorage } from '../store/store.js';
 import type { RunPage, RunRow } from './page-types.js';
 
 /**
  * A run's page: the result `get_run` would return, made from the run service's view, and the
  * models' answers. Once a synthesis exists the view carries only it, so each answer is then
- * read from the store, at most the result cap of each.
+ * read from `store`, where the service keeps them, at most the result cap of each.
  */
-export async function runPage(service: RunService, config: Config, id: string): Promise<Result<RunPage, LookupError>> {
+export async function runPage(
+  service: RunService,
+  store: RunStorage | undefined,
+  config: Config,
+  id: string,
+): Promise<Result<RunPage, LookupError>> {
   const found = await service.view(id, config.maxAnswerChars);
   if (!found.ok) return found;
   const view = found.value;
   const result = toolResult(view, { maxAnswerChars: config.maxAnswerChars, layout: 'both' }).structuredContent as StructuredResult;
   const answers = view.state.candidates.map((_, index) => view.answers.get(index) ?? null);
-  if (view.answer !== undefined) await readSavedAnswers(view, config, answers);
+  if (view.answer !== undefined) await readSavedAnswers(view, store, config, answers);
   return ok({ result, title: view.state.title, answer: view.answer ?? null, answers });
 }
 
-async function readSavedAnswers(view: RunView, config: Config, answers: Array<string | null>): Promise<void> {
-  const store = runStorage(config);
+async function readSavedAnswers(
+  view: RunView,
+  store: RunStorage | undefined,
+  config: Config,
+  answers: Array<string | null>,
+): Promise<void> {
   const folder = await store?.openRun(view.state.run_id).catch(() => undefined);
   if (!folder) return;
   await Promise.all(

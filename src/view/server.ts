@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.js';
 import type { RunService } from '../run/service.js';
+import type { RunStorage } from '../store/store.js';
 import { isRunId } from '../store/store.js';
 import { isMissing, runPage, runRows } from './page-data.js';
 import { pageHtml } from './pages.js';
@@ -22,7 +23,7 @@ export interface ViewServer {
  * token, a host name that is not this loopback address (a page elsewhere rebinding its name to
  * it), a bad or unknown run id, or a method other than GET is a 404 that says nothing more.
  */
-export async function startViewServer(service: RunService, config: Config, port = 0): Promise<ViewServer> {
+export async function startViewServer(service: RunService, store: RunStorage | undefined, config: Config, port = 0): Promise<ViewServer> {
   const token = randomBytes(24).toString('base64url');
   const html = await pageHtml('view');
   const script = /<script>([\s\S]*)<\/script>/.exec(html)![1]!;
@@ -52,7 +53,7 @@ export async function startViewServer(service: RunService, config: Config, port 
     if (route.kind === 'list') return page;
     if (route.kind === 'rows') return json(await runRows(service, LISTED_RUNS));
     // The page itself only needs the run to exist: its data, every answer read in full, comes with its own request.
-    const found = route.kind === 'run' ? await service.view(route.id, 0) : await runPage(service, config, route.id);
+    const found = route.kind === 'run' ? await service.view(route.id, 0) : await runPage(service, store, config, route.id);
     if (!found.ok) {
       if (isMissing(found.error)) return undefined;
       throw new Error(found.error.message);

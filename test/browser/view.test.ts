@@ -1,3 +1,4 @@
+import { runStorage } from '../../src/store/run-store.js';
 import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ beforeAll(async () => {
   harness = await startHarness(fake, { PARALLEL_LLM_MODELS: 'v/alpha,v/beta', PARALLEL_LLM_SYNTHESIZER_MODEL: 'v/synth' });
   finished = (await callTool(harness, 'process_prompt', { prompt: 'Compare the two\nwith details' })).data!.run_id;
   other = (await callTool(harness, 'process_prompt', { prompt: 'Another question', models: ['v/alpha'], agreement: false })).data!.run_id;
-  server = await startViewServer(harness.app.service, harness.config);
+  server = await startViewServer(harness.app.service, runStorage(harness.config), harness.config);
   browser = await launchBrowser();
   page = await browser.newPage();
 });

@@ -1,3 +1,4 @@
+import { runStorage } from '../../src/store/run-store.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,7 @@ export async function startHarness(
     server: createServer({
       config,
       service,
+      store: runStorage(config),
       logger: silentLogger,
       version: '0.0.0-test',
       heartbeatMs: options.heartbeatMs,

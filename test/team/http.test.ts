@@ -105,6 +105,18 @@ describe('MCP over Streamable HTTP, any process serving any request of a session
     expect((await plain.listTools()).tools.map((tool) => tool.name)).not.toContain('get_run_page');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_run_page');
   });
+
+  it('shows a run’s page with every model’s answer, read from the team database on another process than the one that ran it', async () => {
+    const ann = await member('ann-page');
+    const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+    const { client, transport } = await connect(one, ann.token, { capabilities: apps });
+    const asked = data(await ask(client, { prompt: 'what is on the page' }));
+    expect(asked.status).toBe('complete');
+    const { client: other } = await connect(two, ann.token, { sessionId: transport.sessionId! });
+    const page = (await within(20_000, other.callTool({ name: 'get_run_page', arguments: { run_id: asked.run_id } }))) as CallToolResult;
+    expect(page.isError).toBeFalsy();
+    expect(page.structuredContent).toMatchObject({ answer: 'the synthesis', answers: ['one says page', 'two says so'] });
+  });
 });
 
 describe('sessions', () => {
