@@ -15,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { continueSession, type SessionStart } from '../mcp/continued-session.js';
+import type { SessionMemory } from '../mcp/session.js';
 import type { Team } from '../team/load.js';
 import { readBody } from './body.js';
 import type { Member } from '../team/run-storage.js';
@@ -24,8 +25,8 @@ import { DATABASE_DOWN, rpcError, send } from './replies.js';
 export interface McpEndpointDeps {
   team: Team;
   pool: pg.Pool;
-  /** A new MCP server for one request of `member`'s, over their runs. */
-  serverFor(member: Member): McpServer;
+  /** A new MCP server for one request of `member`'s, over their runs, with what the session has learned of its client. */
+  serverFor(member: Member, session: SessionMemory): McpServer;
   /** How a client's stop of a call reaches the process where the call waits. */
   stops: Stops;
   logger: Logger;
@@ -98,7 +99,7 @@ export function mcpEndpoint({ team, pool, serverFor, stops, logger }: McpEndpoin
     if (res.headersSent) return;
     if (!session) return send(res, 404, rpcError('Session not found', -32001));
     if (messages.every(isJSONRPCNotification)) passOnCancellations(sessionId, messages);
-    return serve(req, res, member, parsed, { id: sessionId, start: session, continued: true });
+    return serve(req, res, member, parsed, { id: sessionId, start: session, continued: true, limitMs: session.clientLimitMs });
   }
 
   /** One request, served by a server and a transport of its own, both closed when its reply ends. */
@@ -107,9 +108,9 @@ export function mcpEndpoint({ team, pool, serverFor, stops, logger }: McpEndpoin
     res: ServerResponse,
     member: Member,
     parsed: unknown,
-    session: { id: string; start: SessionStart; continued?: boolean },
+    session: { id: string; start: SessionStart; continued?: boolean; limitMs?: number },
   ): Promise<void> {
-    const server = serverFor(member);
+    const server = serverFor(member, { limitMs: session.limitMs, learned: (ms) => learned(member, session.id, ms) });
     // The session id is sent back once, by initialize's reply; later requests need no checking by the transport: it is done here.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: session.continued ? undefined : () => session.id });
     if (session.continued) continueSession(server, session.start);
@@ -123,6 +124,14 @@ export function mcpEndpoint({ team, pool, serverFor, stops, logger }: McpEndpoin
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, parsed);
+  }
+
+  /** Kept with the session, for whichever process serves its next call; a write that fails only costs that call its lower budget. */
+  function learned(member: Member, sessionId: string, limitMs: number): void {
+    logger.debug({ member: member.name, session: sessionId, limitMs }, 'the client’s time limit is kept with its session');
+    team
+      .learnClientLimit(pool, member.id, sessionId, limitMs)
+      .catch((error: unknown) => logger.warn({ err: error, session: sessionId }, 'the client’s time limit could not be kept'));
   }
 
   /** `notifications/cancelled` names a request of the session's that is in progress under another server, here or in another process. */

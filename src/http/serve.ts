@@ -8,6 +8,7 @@ import { createServer } from '../mcp/server.js';
 import { OpenRouterClient } from '../openrouter/client.js';
 import { withTeamDatabase } from '../team/commands.js';
 import type { Team } from '../team/load.js';
+import { memberTaskRecords } from '../team/task-records.js';
 import { packageVersion } from '../version.js';
 import { teamRoutes } from './app.js';
 import { mcpEndpoint } from './mcp-endpoint.js';
@@ -82,9 +83,17 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     pool,
     stops,
     logger,
-    serverFor: (member) => {
+    serverFor: (member, session) => {
       const service = runs.serviceFor(member);
-      return createServer({ config, service, store: service.store, logger: logger.child({ member: member.name }), version });
+      return createServer({
+        config,
+        service,
+        store: service.store,
+        tasks: memberTaskRecords(team, pool, member),
+        session,
+        logger: logger.child({ member: member.name }),
+        version,
+      });
     },
   });
   const routes = teamRoutes(team, pool, serveMcp);

@@ -15,9 +15,10 @@ import {
 } from './input-schema.js';
 import { createProcessPromptTask } from './process-prompt.js';
 import { registerRunResources } from './resources.js';
-import { Session } from './session.js';
+import { Session, type SessionMemory } from './session.js';
 import { PlainCallAdapter } from './plain-calls.js';
 import { RunTaskStore } from './tasks.js';
+import type { TaskRecords } from './task-records.js';
 import { outputShape } from '../present/output-schema.js';
 import { toolResult, type Layout } from '../present/result.js';
 import type { RunHandle } from '../run/handle.js';
@@ -36,6 +37,10 @@ export interface ServerDeps {
   heartbeatMs?: number;
   /** How often a task's client is told to poll it. */
   taskPollMs?: number;
+  /** Where the tasks are kept (by default in this server's memory). */
+  tasks?: TaskRecords;
+  /** What the session learned before this server (over HTTP, a server serves one request), and who keeps what it learns. */
+  session?: SessionMemory;
 }
 
 /**
@@ -44,7 +49,7 @@ export interface ServerDeps {
  */
 export function createServer(deps: ServerDeps): McpServer {
   const { config, logger, service } = deps;
-  const session = new Session();
+  const session = new Session(deps.session);
   let closed = false;
   const context: ToolContext = {
     service,
@@ -60,7 +65,9 @@ export function createServer(deps: ServerDeps): McpServer {
   };
   const resultOf = async (handle: RunHandle, layout: Layout) =>
     toolResult(await resultView(handle, config.maxAnswerChars), { maxAnswerChars: config.maxAnswerChars, layout });
-  const tasks = new PlainCallAdapter(new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs));
+  const tasks = new PlainCallAdapter(
+    new RunTaskStore(service, (handle) => resultOf(handle, context.client().layout), deps.taskPollMs, deps.tasks),
+  );
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },
     {

@@ -3,6 +3,13 @@ const MIN_BUDGET_MS = 1000;
 /** A learned limit is met with this share of it: the reply must reach the client before its timer does. */
 const LEARNED_SHARE = 0.8;
 
+/** A limit learned earlier in the session (perhaps by another process), and who keeps what is learned now. */
+export interface SessionMemory {
+  limitMs?: number;
+  /** Told each time the limit is lowered: over HTTP, the session's next request may reach another process. */
+  learned?: (limitMs: number) => void;
+}
+
 /**
  * What this server learns about its client while it serves it. A user may have set the
  * client's time limit below what the client's name suggests; the first call the client gives
@@ -11,10 +18,18 @@ const LEARNED_SHARE = 0.8;
 export class Session {
   private limitMs: number | undefined;
   private noticeSaid = false;
+  private readonly learned: ((limitMs: number) => void) | undefined;
+
+  constructor({ limitMs, learned }: SessionMemory = {}) {
+    this.limitMs = limitMs;
+    this.learned = learned;
+  }
 
   /** The client gave up on a call (its own timeout) after `ms`. */
   timedOutAfter(ms: number): void {
-    this.limitMs = Math.min(this.limitMs ?? Infinity, ms);
+    if (this.limitMs !== undefined && this.limitMs <= ms) return;
+    this.limitMs = ms;
+    this.learned?.(ms);
   }
 
   /** `budgetMs`, lowered below the client's limit once it is known. */

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { Deadline } from '../clock.js';
-import { byCodeUnits } from '../text/locale-free.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
 import { STATUS } from '../run/status.js';
 import type { RunService } from '../run/service.js';
+import { MemoryTaskRecords, type TaskEntry as Entry, type TaskRecords } from './task-records.js';
 
 /** How long a task is kept when the client asks for no ttl, and the least and most it may ask for. */
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
@@ -17,35 +17,30 @@ const SETTLE_MS = 3000;
 /** Tasks per page of tasks/list. */
 const PAGE_SIZE = 50;
 
-interface Entry {
-  task: Task;
-  /** A result stored by its handler: a refusal, before any run. */
-  result?: Result;
-}
-
 /**
  * MCP tasks (2025-11-25) over runs: a task's id is its run's id, its status is the run's, its
  * result is the run's final result, and `tasks/cancel` stops the run. A task holds no run, only
  * its id: the run is looked up each time, wherever it executes. Only real tasks come here: a
- * plain call stops at PlainCallAdapter.
+ * plain call stops at PlainCallAdapter. The tasks themselves are kept in `records`.
  */
 export class RunTaskStore implements TaskStore {
-  private readonly entries = new Map<string, Entry>();
-
   constructor(
     private readonly service: RunService,
     /** The run's result as the client reads it. */
     private readonly present: (handle: RunHandle) => Promise<CallToolResult>,
     /** What the client is told about how often to ask. */
     private readonly pollIntervalMs = 2000,
+    private readonly records: TaskRecords = new MemoryTaskRecords(),
   ) {}
 
   async createTask(params: CreateTaskOptions): Promise<Task> {
     const taskId = (params.context?.runId as string | undefined) ?? `refused-${randomUUID()}`;
     // The same request as a task again joins its run, as long as that task is still working.
-    const existing = this.entries.get(taskId);
+    const existing = await this.records.get(taskId);
     if (existing?.task.status === 'working') return existing.task;
-    return this.add(this.newTask(taskId, new Date().toISOString(), clampTtl(params.ttl))).task;
+    const entry: Entry = { task: this.newTask(taskId, new Date().toISOString(), clampTtl(params.ttl)) };
+    await this.records.add(entry);
+    return { ...entry.task };
   }
 
   async getTask(taskId: string): Promise<Task | null> {
@@ -56,10 +51,11 @@ export class RunTaskStore implements TaskStore {
   }
 
   async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
-    const entry = this.entries.get(taskId);
+    const entry = await this.records.get(taskId);
     if (!entry) return;
     entry.result = result;
     Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString() });
+    await this.records.update(entry);
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
@@ -85,47 +81,33 @@ export class RunTaskStore implements TaskStore {
         .catch(() => undefined);
       const ended = state && STATUS[state.status].settled ? STATUS[state.status].task : undefined;
       if (ended && ended !== 'cancelled') {
-        this.settle(entry, ended, headline(state!));
+        await this.settle(entry, ended, headline(state!));
         throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${ended}`);
       }
       if (!outcome.stopped && !ended) throw new McpError(ErrorCode.InvalidRequest, `Run ${taskId} could not be stopped: ${outcome.reason}`);
     }
-    this.settle(entry, status, statusMessage);
+    await this.settle(entry, status, statusMessage);
   }
 
   /** The tasks of runs, oldest first, a page at a time: the cursor is where the next page starts. */
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const start = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isInteger(start) || start < 0)
-      throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
-    const entries = [...this.entries.values()].sort((a, b) => byCodeUnits(a.task.createdAt, b.task.createdAt));
-    const page = entries.slice(start, start + PAGE_SIZE);
-    await Promise.all(page.map((entry) => this.follow(entry)));
-    const next = start + PAGE_SIZE < entries.length ? { nextCursor: String(start + PAGE_SIZE) } : {};
-    return { tasks: page.map((entry) => ({ ...entry.task })), ...next };
+    const page = await this.records.page(cursor, PAGE_SIZE);
+    if (!page) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${String(cursor).slice(0, 40)}`);
+    await Promise.all(page.entries.map((entry) => this.follow(entry)));
+    const next = page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor };
+    return { tasks: page.entries.map((entry) => ({ ...entry.task })), ...next };
   }
 
-  /** A task this store made, or one for a run it did not start (another process's, or from before a restart). */
+  /**
+   * A task made as one, or, for a run that was not (a plain call's, perhaps another process's or
+   * from before a restart), a task looked up by its run's id, which is not kept as a task.
+   */
   private async entry(taskId: string): Promise<Entry | undefined> {
-    const known = this.entries.get(taskId);
+    const known = await this.records.get(taskId);
     if (known) return known;
     const found = await this.service.watch(taskId, { waitMs: 0 });
     if (!found.ok) return undefined;
-    return this.add(this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS));
-  }
-
-  /** Kept for its ttl from now, whatever its status, as the MCP spec asks. */
-  private add(task: Task): Entry {
-    const entry: Entry = { task };
-    this.entries.set(task.taskId, entry);
-    this.forgetLater(task.taskId, task.ttl ?? DEFAULT_TTL_MS);
-    return entry;
-  }
-
-  /** Its own function, so that the timer's closure holds the id, not the entry and its result. */
-  private forgetLater(taskId: string, ms: number): void {
-    const entry = this.entries.get(taskId);
-    setTimeout(() => this.entries.get(taskId) === entry && this.entries.delete(taskId), ms).unref();
+    return { task: this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS) };
   }
 
   /** The task's status follows its run's; a run that can no longer be read fails its task. */
@@ -134,11 +116,12 @@ export class RunTaskStore implements TaskStore {
     const found = await this.service.watch(entry.task.taskId, { waitMs: 0 });
     if (!found.ok) return this.settle(entry, 'failed', `the run can no longer be read: ${found.error.message}`);
     const status = STATUS[found.value.state.status].task;
-    if (status !== 'working') this.settle(entry, status, headline(found.value.state));
+    if (status !== 'working') await this.settle(entry, status, headline(found.value.state));
   }
 
-  private settle(entry: Entry, status: Task['status'], statusMessage: string | undefined): void {
+  private settle(entry: Entry, status: Task['status'], statusMessage: string | undefined): Promise<void> {
     Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
+    return this.records.update(entry);
   }
 
   private newTask(taskId: string, createdAt: string, ttl: number): Task {

@@ -1,26 +1,12 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, closeSession, findSession, migrate, openPool, openSession } from '../../packages/team/src/index.js';
-import { testDatabase } from './database.js';
+import { describe, expect, it } from 'vitest';
+import { closeSession, findSession, learnClientLimit, openPool, openSession } from '../../packages/team/src/index.js';
+import { membersDatabase } from './database.js';
 
-let url: string;
-let pool: pg.Pool;
-let ann: string;
-let bob: string;
-
-const memberId = async (name: string) => {
-  await addMember(pool, { name });
-  return (await pool.query<{ id: string }>('SELECT id::text FROM plm.members WHERE name = $1', [name])).rows[0]!.id;
-};
-
-beforeAll(async () => {
-  url = await testDatabase();
-  pool = openPool(url);
-  await migrate(pool);
-  ann = await memberId('ann');
-  bob = await memberId('bob');
-});
-afterAll(() => pool.end());
+const {
+  url,
+  pool,
+  ids: { ann, bob },
+} = await membersDatabase('ann', 'bob');
 
 describe('MCP sessions in Postgres', () => {
   it('any process finds a session by its id, with what initialize negotiated', async () => {
@@ -54,5 +40,16 @@ describe('MCP sessions in Postgres', () => {
     expect(await closeSession(pool, ann, id)).toBe(false);
     expect(await findSession(pool, ann, id)).toBeUndefined();
     expect(await findSession(pool, ann, "x'; DROP TABLE plm.members; --")).toBeUndefined();
+  });
+
+  it('keeps the shortest time limit the client showed, for its own member only', async () => {
+    const id = await openSession(pool, ann, { protocolVersion: '2025-11-25' });
+    expect((await findSession(pool, ann, id))!.clientLimitMs).toBeUndefined();
+    await learnClientLimit(pool, ann, id, 1500.4);
+    await learnClientLimit(pool, ann, id, 4000);
+    await learnClientLimit(pool, bob, id, 10);
+    expect((await findSession(pool, ann, id))!.clientLimitMs).toBe(1500);
+    await learnClientLimit(pool, ann, id, 900);
+    expect((await findSession(pool, ann, id))!.clientLimitMs).toBe(900);
   });
 });

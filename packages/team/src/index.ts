@@ -22,7 +22,8 @@ export {
   type Period,
 } from './members.js';
 export { usage, type MemberUsage } from './usage.js';
-export { closeSession, findSession, openSession, type Session } from './sessions.js';
+export { closeSession, findSession, learnClientLimit, openSession, type Session } from './sessions.js';
+export { addTask, findTask, listTasks, updateTask, type TaskPage, type TaskRow } from './tasks.js';
 export { PgRunStorage, type PgRunStorageOptions, type StoreMember } from './store/pg-run-storage.js';
 export { RunStoreError, type RunStoreErrorCode } from './store/errors.js';
 export {

@@ -130,4 +130,31 @@ CREATE TABLE plm.request_claims (
 ALTER TABLE plm.mcp_sessions ADD COLUMN client_info jsonb NOT NULL DEFAULT '{}';
 `,
   },
+  {
+    version: 5,
+    name: 'MCP tasks',
+    sql: `
+-- A member's MCP tasks (process_prompt run as a task), kept here so that any process lists and
+-- reads them: the task as its client sees it, and a result stored before any run (a refusal).
+CREATE TABLE plm.mcp_tasks (
+  member_id bigint NOT NULL REFERENCES plm.members (id),
+  task_id text NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  task jsonb NOT NULL,
+  result jsonb,
+  PRIMARY KEY (member_id, task_id)
+);
+CREATE INDEX mcp_tasks_member_created ON plm.mcp_tasks (member_id, created_at, task_id COLLATE "C");
+`,
+  },
+  {
+    version: 6,
+    name: 'MCP sessions keep the client’s time limit',
+    sql: `
+-- The shortest time the client waited for a call before it gave up (its own timeout): every
+-- later call of the session, whichever process serves it, answers within it.
+ALTER TABLE plm.mcp_sessions ADD COLUMN client_limit_ms integer CHECK (client_limit_ms >= 0);
+`,
+  },
 ];
