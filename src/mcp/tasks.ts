@@ -98,16 +98,15 @@ export class RunTaskStore implements TaskStore {
     return { tasks: page.entries.map((entry) => ({ ...entry.task })), ...next };
   }
 
-  /**
-   * A task made as one, or, for a run that was not (a plain call's, perhaps another process's or
-   * from before a restart), a task looked up by its run's id, which is not kept as a task.
-   */
+  /** A task made here, or one for a run that was not started as one (a plain call's, another process's, or from before a restart), kept from now on. */
   private async entry(taskId: string): Promise<Entry | undefined> {
     const known = await this.records.get(taskId);
     if (known) return known;
     const found = await this.service.watch(taskId, { waitMs: 0 });
     if (!found.ok) return undefined;
-    return { task: this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS) };
+    const entry: Entry = { task: this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS) };
+    await this.records.add(entry);
+    return entry;
   }
 
   /** The task's status follows its run's; a run that can no longer be read fails its task. */
