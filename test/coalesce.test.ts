@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CoalescingWriter } from '../src/store/coalesce.js';
+import { CoalescingWriter } from '../src/run/coalesce.js';
 
 /** A slow "disk" that records every write it performs, in order. */
 function recordingDisk(ms = 20) {

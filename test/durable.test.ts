@@ -50,7 +50,7 @@ describe('durable before acknowledged', () => {
   it('never has the journal count an answer, or name a file, that is not in the run folder yet', async () => {
     const named: string[] = [];
     const write = RunFolder.prototype.write;
-    const spy = vi.spyOn(RunFolder.prototype, 'write').mockImplementation(function (this: RunFolder, fileName, content, options) {
+    const spy = vi.spyOn(RunFolder.prototype, 'write').mockImplementation(function (this: RunFolder, fileName, content) {
       if (fileName === 'run.json') {
         const record = JSON.parse(content);
         type Candidate = { status: string; file?: string; reasoning_file?: string };
@@ -59,7 +59,7 @@ describe('durable before acknowledged', () => {
         const files = [...record.candidates.flatMap((c: Candidate) => [c.file, c.reasoning_file]), record.synthesis.file].filter(Boolean);
         for (const file of files) named.push(`${file}: ${existsSync(path.join(this.dir, file)) ? 'there' : 'MISSING'}`);
       }
-      return write.call(this, fileName, content, options);
+      return write.call(this, fileName, content);
     });
     try {
       fake.on('named/two', { answer: 'two', reasoning: 'thinking', delayMs: 30 });

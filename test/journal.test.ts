@@ -1,25 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunJournal } from '../src/run/journal.js';
 import type { RunRecord } from '../src/run/record.js';
 import { RunStore } from '../src/store/run-store.js';
 import type { RunPlace } from '../src/store/store.js';
-import { silentLogger } from './support/client.js';
 import { tempDir } from './support/harness.js';
+import { journalOn as journalIn } from './support/journal.js';
 
 /** A run's journal on a real run folder, seen only through the store's seam. */
 async function journalOn(change: (place: RunPlace) => RunPlace = (place) => place) {
   const place = change(await new RunStore(await tempDir()).createRun());
-  const record = {
-    status: 'running',
-    candidates: [{ index: 1, model: 'm/a', status: 'waiting' }],
-    synthesis: { status: 'answered', attempts: [] },
-    totals: {},
-    warnings: [],
-  } as unknown as RunRecord;
-  const warnings: string[] = [];
-  const journal = new RunJournal(record, place, (message) => warnings.push(message), silentLogger);
+  const { journal, record, warnings } = journalIn(place);
   const onDisk = async () => JSON.parse(await readFile(path.join(place.dir, 'run.json'), 'utf8')) as RunRecord;
   return { journal, record, warnings, onDisk, place };
 }
@@ -42,8 +33,7 @@ describe('the journal (run.json)', () => {
 
     const refused = await journalOn((place) => {
       const write = place.write.bind(place);
-      place.write = (name, text, options) =>
-        name === 'final.md' ? Promise.reject(new Error('no space left on device')) : write(name, text, options);
+      place.write = (name, text) => (name === 'final.md' ? Promise.reject(new Error('no space left on device')) : write(name, text));
       return place;
     });
     refused.journal.saveSynthesis('the answer', undefined);

@@ -1,15 +1,18 @@
 import type { Logger } from 'pino';
 import type { ContentSink } from '../openrouter/decode.js';
 import { fileIn, fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
+import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
 import { stepUsages, sumUsage } from './usage.js';
 
 /**
  * Each save resolves to the file's name only once kept, so the record never names a missing file;
- * a failed save costs a warning, never the answer.
+ * a failed save costs a warning, never the answer. Rewrites of one name are coalesced, and the
+ * record, when the store refuses it, is tried again until it lands or a newer one replaces it.
  */
 export class RunJournal {
   private readonly writers = new Map<number, TextWriter>();
+  private readonly writes: CoalescingWriter | undefined;
   private synthesis: Promise<SynthesisFiles> | undefined;
 
   constructor(
@@ -17,7 +20,11 @@ export class RunJournal {
     private readonly place: RunPlace | undefined,
     private readonly warn: (message: string) => void,
     private readonly log: Logger,
-  ) {}
+    /** How a refused record is tried again. */
+    catchUp: Backoff = CATCH_UP_BACKOFF,
+  ) {
+    this.writes = place && new CoalescingWriter(async (name, text) => void (await place.write(name, text)), catchUp);
+  }
 
   get dir(): string | undefined {
     return this.place?.dir;
@@ -64,8 +71,8 @@ export class RunJournal {
   }
 
   async save(name: string, text: string): Promise<string | undefined> {
-    if (!this.place) return undefined;
-    return this.place.write(name, text).then(
+    if (!this.writes) return undefined;
+    return this.writes.write(name, text).then(
       () => name,
       (error: unknown) => this.failed(name, error),
     );
@@ -73,11 +80,11 @@ export class RunJournal {
 
   /** Each entry replaces the last whole, so a crash leaves the latest completed step; a refused one is retried until it lands. */
   async saveRecord(): Promise<boolean> {
-    if (!this.place) return false;
+    if (!this.writes) return false;
     this.record.updated_at = new Date().toISOString();
     this.record.totals = sumUsage(stepUsages(this.record, { reused: true }));
     const text = `${JSON.stringify(this.record, null, 2)}\n`;
-    return this.place.write(RECORD_FILE, text, { catchUp: true }).then(
+    return this.writes.write(RECORD_FILE, text, { catchUp: true }).then(
       () => true,
       (error: unknown) => this.failed(RECORD_FILE, error) ?? false,
     );
@@ -91,7 +98,7 @@ export class RunJournal {
   }
 
   async flushed(): Promise<void> {
-    await this.place?.flushed(RECORD_FILE);
+    await this.writes?.flushed(RECORD_FILE);
   }
 
   textsNamed(synthesized: boolean): boolean {

@@ -2,7 +2,6 @@ import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/config.js';
 import { RequestClaims } from './claims.js';
-import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
 import { Disk } from './disk.js';
 import { FileWriter } from './file-writer.js';
 import { sweepStaleTemporaries } from './files.js';
@@ -20,7 +19,6 @@ export interface StoreOptions {
   opTimeoutMs?: number;
   /** Flush each file to the disk soon after it appears, against power loss (see Disk.published). */
   durable?: boolean;
-  catchUp?: Backoff;
 }
 
 /** Where runs are kept under these settings (the one place that picks the store); undefined when saving is off. */
@@ -37,7 +35,6 @@ export class RunStore implements RunStorage {
   readonly claims: RequestClaims;
   readonly leases: Leases;
   private readonly disk: Disk;
-  private readonly catchUp: Backoff;
   /** The folders are checked once: once they are ours, none but us can change them. */
   private prepared: Promise<void> | undefined;
   private swept = false;
@@ -45,7 +42,6 @@ export class RunStore implements RunStorage {
   constructor(rootDir: string, options: StoreOptions = {}) {
     this.rootDir = path.resolve(rootDir);
     this.disk = new Disk(this.rootDir, options.opTimeoutMs ?? DEFAULT_OP_TIMEOUT_MS, options.durable ?? true);
-    this.catchUp = options.catchUp ?? CATCH_UP_BACKOFF;
     const prepare = (signal: AbortSignal) => this.prepare(signal);
     this.claims = new RequestClaims(path.join(this.rootDir, '.requests'), this.disk, prepare);
     this.leases = new Leases(path.join(this.rootDir, '.owners'), this.disk, prepare);
@@ -58,7 +54,7 @@ export class RunStore implements RunStorage {
       // Not recursive: fails if the name exists, so the folder is certainly new and ours.
       const dir = path.join(this.rootDir, name);
       await this.disk.inFolders(dir, signal, () => mkdir(dir, { mode: 0o700 }));
-      return new RunFolder(name, this.disk, this.catchUp, true);
+      return new RunFolder(name, this.disk, true);
     });
     await this.sweepOnce();
     return folder;
@@ -71,7 +67,7 @@ export class RunStore implements RunStorage {
       const info = await lstat(path.join(this.rootDir, id)).catch(unlessCode('ENOENT', 'ENOTDIR'));
       if (!info || unsafeDirReason(info, id)) return undefined;
       await this.prepare(signal);
-      return new RunFolder(id, this.disk, this.catchUp, false);
+      return new RunFolder(id, this.disk, false);
     });
   }
 
@@ -119,32 +115,25 @@ export class RunStore implements RunStorage {
 
 export class RunFolder implements RunPlace {
   readonly dir: string;
-  private readonly writes: CoalescingWriter;
   /** The only files `discard` may remove. */
   private readonly written = new Set<string>();
 
   constructor(
     readonly name: string,
     private readonly disk: Disk,
-    catchUp: Backoff,
     /** Whether this process created the folder (not just opened it). */
     private readonly created: boolean,
   ) {
     this.dir = path.join(disk.rootDir, name);
-    this.writes = new CoalescingWriter((fileName, content) => this.disk.writeFile(path.join(this.dir, fileName), content), catchUp);
   }
 
-  /** Resolves with the file's path once this content, or a newer one, is saved (see CoalescingWriter). */
-  async write(fileName: string, content: string, options: { catchUp?: boolean } = {}): Promise<string> {
+  /** Resolves with the file's path once this content is saved. */
+  async write(fileName: string, content: string): Promise<string> {
     const file = this.path(fileName);
-    // Noted first: a write that catches up may land after this call has failed.
+    // Noted first: a write that fails may still have left its file.
     this.written.add(fileName);
-    await this.writes.write(fileName, content, options);
+    await this.disk.writeFile(file, content);
     return file;
-  }
-
-  flushed(fileName: string): Promise<void> {
-    return this.writes.flushed(fileName);
   }
 
   /** Not flushed to the disk: flushing hundreds of megabytes would hold the threads every other file operation needs. */

@@ -31,10 +31,11 @@ export interface RunPlace {
   readonly name: string;
   /** Where its texts are, as shown to the user. */
   readonly dir: string;
-  /** Keeps `text` as `name`, whole; with `catchUp` (the journal), a failed write is tried again until it lands or a newer one replaces it. */
-  write(name: string, text: string, options?: { catchUp?: boolean }): Promise<string>;
-  /** Settles once the latest text written as `name` is kept (or, written without `catchUp`, has failed). */
-  flushed(name: string): Promise<void>;
+  /**
+   * Keeps `text` as `name`, whole, in place of an earlier text of that name; rejects when it cannot.
+   * Its caller (the run's journal) coalesces rewrites of one name and tries a refused record again.
+   */
+  write(name: string, text: string): Promise<string>;
   /** For an answer too long to hold whole. */
   writer(name: string): TextWriter;
   /** The whole text, undefined when absent; rejects when over `maxBytes`. */

@@ -20,9 +20,9 @@ const paths: Record<string, WritePath> = {
     return folder.write('whole.md', 'x'.repeat(100_000));
   },
   journal: async (folder, readOnly) => {
-    await folder.write('run.json', '{"step":1}', { catchUp: true });
+    await folder.write('run.json', '{"step":1}');
     await readOnly();
-    return folder.write('run.json', '{"step":2}', { catchUp: true });
+    return folder.write('run.json', '{"step":2}');
   },
   // The temporary file is open and half written when the folder turns read-only.
   streamed: async (folder, readOnly) => {

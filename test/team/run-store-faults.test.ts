@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/store/store.js';
-import { waitFor } from '../support/wait.js';
+import { journalOn } from '../support/journal.js';
+import { waitFor, within } from '../support/wait.js';
 import { startProxy } from './proxy.js';
 import { storeDatabase } from './run-store-setup.js';
 
@@ -17,26 +18,29 @@ const kindOf = (promise: Promise<unknown>) =>
   );
 
 /** A store whose every step goes through the proxy. */
-const proxied = (opMs = 1000) => db.store(db.ann, { opMs, catchUp: { firstMs: 50, maxMs: 200 } }, proxy.url);
+const proxied = (opMs = 1000) => db.store(db.ann, { opMs }, proxy.url);
 
 describe('PgRunStorage when the database fails', () => {
-  it('refuses at once, as database_down, while the database is gone; a journal write catches up once it is back', async () => {
+  it('refuses at once, as database_down, while the database is gone; the run’s journal catches up once it is back', async () => {
     const store = proxied();
     const place = await store.createRun(newRunId());
+    const { journal } = journalOn(place, { firstMs: 50, maxMs: 200 });
     await proxy.down();
     try {
       const started = Date.now();
-      expect(await kindOf(place.write('run.json', 'one', { catchUp: true }))).toBe('database_down');
+      expect(await kindOf(place.write('final.md', 'one'))).toBe('database_down');
       expect(await kindOf(store.openRun(place.name))).toBe('database_down');
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await journal.saveRecord()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(3000);
       let flushed = false;
-      void place.flushed('run.json').then(() => (flushed = true));
+      void journal.flushed().then(() => (flushed = true));
       expect(flushed).toBe(false);
     } finally {
       await proxy.up();
     }
-    await place.flushed('run.json');
-    expect(await (await db.store().openRun(place.name))!.read('run.json', 100)).toBe('one');
+    await within(10_000, journal.flushed());
+    const kept = await (await db.store().openRun(place.name))!.read('run.json', 10_000);
+    expect(JSON.parse(kept!)).toMatchObject({ status: 'running' });
   });
 
   it('gives up on a database that stops answering within each step’s limit', async () => {

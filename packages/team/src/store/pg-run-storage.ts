@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { PgClaims, type Claim } from './claims.js';
 import { DEFAULT_OP_MS, StoreDb } from './db.js';
-import type { Backoff } from './latest-writes.js';
 import { PgLease, leaseConnectionName, leaseHeld } from './lease.js';
 import { RUN_ID, checkName } from './names.js';
 import { PgRunPlace, type Origin } from './place.js';
@@ -11,8 +10,6 @@ import type { Batching } from './text-writer.js';
 export interface PgRunStorageOptions {
   /** The limit of each step on the database (a connection, a statement), in ms. */
   opMs?: number;
-  /** How a journal the database refused is tried again. */
-  catchUp?: Backoff;
   batching?: Batching;
   /** How long a lease outlives its last run, in ms. */
   leaseLingerMs?: number;
@@ -114,8 +111,7 @@ export class PgRunStorage {
   }
 
   private place(id: string, origin: Origin): PgRunPlace {
-    const { catchUp, batching } = this.options;
-    return new PgRunPlace(id, this.db, this.member.id, this.where, origin, { catchUp, batching });
+    return new PgRunPlace(id, this.db, this.member.id, this.where, origin, { batching: this.options.batching });
   }
 
   /** Housekeeping that must never cost a call its run: texts whose writer was killed midway. */

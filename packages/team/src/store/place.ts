@@ -1,6 +1,5 @@
 import type { StoreDb } from './db.js';
 import { RunStoreError } from './errors.js';
-import { LatestWrites, type Backoff } from './latest-writes.js';
 import { FILE_NAME, checkName } from './names.js';
 import { TextRows } from './text-rows.js';
 import { PgTextWriter, type Batching } from './text-writer.js';
@@ -15,7 +14,6 @@ const MAX_READ_BYTES = 2 ** 40;
 export class PgRunPlace {
   readonly dir: string;
   private readonly rows: TextRows;
-  private readonly writes: LatestWrites;
   /** The only texts `discard` may remove. */
   private readonly written = new Set<string>();
 
@@ -25,24 +23,19 @@ export class PgRunPlace {
     memberId: string,
     where: string,
     private readonly origin: Origin,
-    private readonly options: { catchUp?: Backoff; batching?: Batching } = {},
+    private readonly options: { batching?: Batching } = {},
   ) {
     this.dir = `${where}/runs/${name}`;
     this.rows = new TextRows(db, memberId, name);
-    this.writes = new LatestWrites((fileName, text) => this.rows.putWhole(fileName, Buffer.from(text, 'utf8')), options.catchUp);
   }
 
-  /** Resolves with the text's name once this text, or a newer one, is kept. */
-  async write(fileName: string, text: string, options: { catchUp?: boolean } = {}): Promise<string> {
+  /** Resolves with the text's name once this text is kept, in one transaction. */
+  async write(fileName: string, text: string): Promise<string> {
     checkName(fileName, FILE_NAME, 'file name');
-    // Noted first: a write that catches up may land after this call has failed.
+    // Noted first: a write whose reply was lost may have landed.
     this.written.add(fileName);
-    await this.writes.write(fileName, text, options.catchUp);
+    await this.rows.putWhole(fileName, Buffer.from(text, 'utf8'));
     return fileName;
-  }
-
-  flushed(fileName: string): Promise<void> {
-    return this.writes.flushed(fileName);
   }
 
   /** `flush` asks for nothing more here: a committed chunk is already durable. */

@@ -19,7 +19,7 @@ interface Job {
   callers: Deferred;
 }
 
-/** Exists for as long as the file's latest content is not known to be on disk. */
+/** Exists for as long as the latest content of its name is not known to be kept. */
 interface Lane {
   next: Job | undefined;
   writing: boolean;
@@ -29,9 +29,10 @@ interface Lane {
 }
 
 /**
- * Per file, one write in flight and one waiting, which a newer content replaces: a journal rewritten at every
+ * Per name, one write in flight and one waiting, which a newer content replaces: a journal rewritten at every
  * step costs at most two writes however fast the steps come, and an older version never lands after a newer one.
- * A failed `catchUp` write is tried again with backoff, so the journal catches up as soon as the disk takes writes again.
+ * A failed `catchUp` write is tried again with backoff, so the journal catches up as soon as the store (a disk,
+ * a database) takes writes again. It sits above the store seam, so every store gets it without its own.
  */
 export class CoalescingWriter {
   private readonly lanes = new Map<string, Lane>();
