@@ -116,6 +116,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     });
   const first = await signalled();
   routes.drain();
+  runs.drain();
   const running = runs.running();
   process.stderr.write(`parallel-llm-mcp serve: ${first}, taking no new call; waiting for ${running} run(s) going on\n`);
   await runs.started();

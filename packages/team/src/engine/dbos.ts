@@ -195,10 +195,14 @@ export function runOutcome<Output>(runId: string, waitMs: number): Promise<RunOu
   }, waitMs + CALL_MS);
 }
 
-/** Shuts DBOS down without waiting for the runs still here (they never end here: see forever). */
-export async function shutdownDbos(): Promise<void> {
+/**
+ * Shuts DBOS down, waiting up to `outcomesMs` for the runs still in its hands here: those whose
+ * outcome is being recorded. Runs this process stopped working on never end here (see forever),
+ * so a stop that hands runs over waits for none.
+ */
+export async function shutdownDbos(outcomesMs = 0): Promise<void> {
   host = undefined;
-  await loaded().DBOS.shutdown();
+  await loaded().DBOS.shutdown(outcomesMs > 0 ? { workflowCompletionTimeoutMS: outcomesMs } : undefined);
 }
 
 /** The DBOS step wrapper: `work` checkpointed as step `name`, its retries left to the run itself. */

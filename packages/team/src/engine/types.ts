@@ -76,9 +76,10 @@ export interface Engine<Input, Output> {
   /** Cancels run `runId` wherever it runs: its steps' signals abort and no further step starts. */
   cancel(runId: string): Promise<void>;
   /**
-   * Takes no new run and no run of another process, waits up to `limitMs` for the runs going on
-   * here to finish, then stops: what has not finished is handed over to the other processes,
-   * which continue it from its last finished step.
+   * Takes no new run and no run of another process, waits up to `limitMs` for the runs of this
+   * process to finish here (those going on, and those whose start was being recorded as the
+   * drain began) and for their outcomes to be recorded, then stops: what has not finished is
+   * handed over to the other processes, which continue it from its last finished step.
    */
   drain(limitMs: number): Promise<DrainReport>;
   /** Stops at once, handing every unfinished run over. */
