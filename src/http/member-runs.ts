@@ -33,7 +33,7 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
   let engine: TeamEngine | undefined;
-  const gate = new CallGate();
+  const gate = new CallGate(config.apiKey);
   stops.subscribe((notice) => notice.kind === 'run' && services.get(notice.member)?.stopHere(notice.run, notice.reason));
   return {
     serviceFor(member: Member): MemberRunService {

@@ -121,4 +121,26 @@ describe('isolation between members', () => {
     expect(JSON.stringify(result)).not.toContain(VALID_KEY);
     expect(one.stderr() + two.stderr()).not.toContain(VALID_KEY);
   });
+
+  it('a prompt holding the server’s key, whole or its start, is refused before any request, hold or run, and the key is shown nowhere', async () => {
+    const jo = await member('jo', 5);
+    const { client } = await connect(one, jo.token);
+    expect(data(await ask(client, { prompt: 'jo asks first' })).status).toBe('complete');
+    await waitFor(async () => (await period(jo.id))!.reserved === 0, 10_000);
+    const before = await period(jo.id);
+    const whole = await ask(client, { prompt: `jo pastes it: ${VALID_KEY}` });
+    const start = await ask(client, { prompt: `jo pastes the start of it: ${VALID_KEY.slice(0, 14)}` });
+    for (const refused of [whole, start]) {
+      expect(refused.isError).toBe(true);
+      expect(resultText(refused)).toBe(
+        'Refused before any request: the prompt contains the server’s OpenRouter API key (or the start of it), which must never be sent to the models: remove it and call again.',
+      );
+    }
+    expect(chatRequests('jo pastes')).toEqual([]);
+    expect((await pool.query('SELECT 1 FROM plm.runs WHERE member_id = $1', [jo.id])).rowCount).toBe(1);
+    expect(await period(jo.id)).toEqual(before);
+    const keyStart = VALID_KEY.slice(0, 12);
+    expect(JSON.stringify([whole, start])).not.toContain(keyStart);
+    expect(one.stderr() + two.stderr()).not.toContain(keyStart);
+  });
 });
