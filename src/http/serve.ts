@@ -93,7 +93,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     databaseUrl: team.databaseUrl(),
     logger: logger.child({ part: 'engine' }),
     version,
-    run: driver((member) => runs.serviceFor(member)),
+    run: driver((member) => runs.serviceFor(member), team.isDown),
     onFenced: (error) => logger.warn({ err: error }, 'lost hold of the team database: runs going on here continue elsewhere'),
   });
   runs.useEngine(engine);

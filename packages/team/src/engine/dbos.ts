@@ -9,7 +9,7 @@
 import type { DBOS as DBOSClass, DLogger } from '@dbos-inc/dbos-sdk';
 import type { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import type pg from 'pg';
-import type { EngineLogger, RunOutcome } from './types.js';
+import type { EngineLogger, RunOutcome, StepRetries } from './types.js';
 
 interface Sdk {
   DBOS: typeof DBOSClass;
@@ -205,8 +205,17 @@ export async function shutdownDbos(outcomesMs = 0): Promise<void> {
   await loaded().DBOS.shutdown(outcomesMs > 0 ? { workflowCompletionTimeoutMS: outcomesMs } : undefined);
 }
 
-/** The DBOS step wrapper: `work` checkpointed as step `name`, its retries left to the run itself. */
-export function dbosStep<T>(name: string, work: (cancelled: AbortSignal | undefined) => Promise<T>): Promise<T> {
+/** The DBOS step wrapper: `work` checkpointed as step `name`, tried again by DBOS only as `retries` says. */
+export function dbosStep<T>(name: string, work: (cancelled: AbortSignal | undefined) => Promise<T>, retries?: StepRetries): Promise<T> {
   const { DBOS } = loaded();
-  return DBOS.runStep(() => work(DBOS.stepStatus?.cancelSignal), { name, retriesAllowed: false });
+  const config = retries
+    ? {
+        retriesAllowed: true,
+        maxAttempts: retries.maxAttempts,
+        intervalSeconds: retries.intervalSeconds,
+        backoffRate: retries.backoffRate,
+        shouldRetry: retries.retryIf,
+      }
+    : { retriesAllowed: false };
+  return DBOS.runStep(() => work(DBOS.stepStatus?.cancelSignal), { name, ...config });
 }

@@ -58,7 +58,7 @@ export class Incarnation<Input, Output> implements RunHost {
   readonly gate: StepGate;
   readonly watchers: PeerWatchers;
   readonly steps: RunSteps = {
-    step: (name, work) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled)),
+    step: (name, work, retries) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled), retries),
   };
 
   private constructor(
