@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { err, ok, type Result } from '../result.js';
@@ -6,11 +5,6 @@ import type { Reserve } from '../run/admission.js';
 import type { RunRequest } from '../run/request.js';
 import type { StartRefusal } from '../run/start-refusal.js';
 import type { Team } from '../team/load.js';
-
-/** Tries at settling a run's cost while the database does not answer, the first a second after the run ends, each twice as late. */
-const SETTLE_TRIES = 10;
-const SETTLE_FIRST_MS = 1_000;
-const SETTLE_MAX_MS = 60_000;
 
 const DATABASE_DOWN =
   'the team database does not answer, so your budget cannot be checked and nothing was asked; try again in a few seconds';
@@ -70,16 +64,11 @@ export class MemberBudget {
     }
   }
 
-  /** The run ended: its actual cost replaces its hold, once however often this is called. */
+  /**
+   * The run ended: its actual cost replaces its hold, once however often this is called. One
+   * attempt: the workflow's step 'settle' is tried again by the engine while the database is down.
+   */
   async settle(runId: string, { status, costUsd, tokens }: { status: string; costUsd: number; tokens: number }): Promise<void> {
-    for (let attempt = 1, waitMs = SETTLE_FIRST_MS; ; attempt++, waitMs = Math.min(2 * waitMs, SETTLE_MAX_MS)) {
-      try {
-        await this.team.settle(this.pool, { runId, costUsd, tokens, status });
-        return;
-      } catch (error) {
-        if (!this.team.isDown(error) || attempt === SETTLE_TRIES) throw error;
-        await sleep(waitMs, undefined, { ref: false });
-      }
-    }
+    await this.team.settle(this.pool, { runId, costUsd, tokens, status });
   }
 }

@@ -1,4 +1,4 @@
-import type { Engine, RunSteps } from 'parallel-llm-mcp-team';
+import type { Engine, RunSteps, StepRetries } from 'parallel-llm-mcp-team';
 import type { RunStatus } from '../run/record.js';
 import type { Member } from '../team/run-storage.js';
 
@@ -23,19 +23,28 @@ export interface Drivable {
   settle(run: string, end: RunEnd): Promise<void>;
 }
 
+/** The settlement's attempts while the database does not answer: a second after the first, each pause twice the last (about eight minutes in all). */
+const SETTLE_RETRIES = { maxAttempts: 10, intervalSeconds: 1, backoffRate: 2 } as const;
+
 /**
  * The engine's run function: step 'run' carries the run to its end in this process (the one
  * that started it, or the one that took it over when that one died, asking only what is
- * missing); step 'settle' then settles its cost once, wherever the workflow ends.
+ * missing); step 'settle' then settles its cost once, wherever the workflow ends, tried again
+ * by the engine while the database does not answer (`isDown`).
  */
-export function driver(membersRuns: (member: Member) => Drivable) {
+export function driver(membersRuns: (member: Member) => Drivable, isDown: (error: unknown) => boolean) {
+  const settleRetries: StepRetries = { ...SETTLE_RETRIES, retryIf: isDown };
   return async ({ member, run }: DriveInput, steps: RunSteps): Promise<RunEnd> => {
     const runs = membersRuns(member);
     const end = await steps.step('run', (signal) => runs.drive(run, signal));
-    await steps.step('settle', async () => {
-      await runs.settle(run, end);
-      return null;
-    });
+    await steps.step(
+      'settle',
+      async () => {
+        await runs.settle(run, end);
+        return null;
+      },
+      settleRetries,
+    );
     return end;
   };
 }

@@ -14,6 +14,7 @@ import type { RunStorage } from '../store/store.js';
 import type { Team } from '../team/load.js';
 import { memberRunStorage, type Member } from '../team/run-storage.js';
 import { MemberBudget } from './budget.js';
+import { CallGate } from './call-gate.js';
 import type { Stops } from './stops.js';
 import type { Drivable, RunEnd, TeamEngine } from './drive.js';
 
@@ -32,6 +33,7 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
   const prices = priceCatalogFor(client);
   const services = new Map<string, MemberRunService>();
   let engine: TeamEngine | undefined;
+  const gate = new CallGate(config.apiKey);
   stops.subscribe((notice) => notice.kind === 'run' && services.get(notice.member)?.stopHere(notice.run, notice.reason));
   return {
     serviceFor(member: Member): MemberRunService {
@@ -48,6 +50,7 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
           local,
           store,
           budget,
+          gate,
           (run, reason) => stops.send({ kind: 'run', member: member.id, run, reason }),
           (run) => engine?.start(run, { member: { id: member.id, name: member.name }, run }) ?? Promise.resolve(),
         );
@@ -58,6 +61,10 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
     /** The engine the runs started here are recorded with, so another process carries them on if this one dies. */
     useEngine(started: TeamEngine): void {
       engine = started;
+    },
+    /** From now on a call that has not begun to start its run is refused, before any request: the process is stopping. */
+    drain(): void {
+      gate.drain();
     },
     /** Every call being started here has its run recorded with the engine (or was refused): a drain must wait for them first. */
     started: () => Promise.all([...services.values()].map((service) => service.started())).then(() => undefined),
@@ -89,6 +96,8 @@ class MemberRunService implements RunService, Drivable {
     /** Where the member's runs are kept, for the run page to read their answers. */
     readonly store: RunStorage,
     private readonly budget: MemberBudget,
+    /** What a call must pass before anything of its run. */
+    private readonly gate: CallGate,
     /** Asks every process to stop a run of this member's. */
     private readonly stopElsewhere: (run: string, reason: string) => Promise<void>,
     /** Records run `run`'s workflow with the engine. */
@@ -103,6 +112,8 @@ class MemberRunService implements RunService, Drivable {
   }
 
   start(request: RunRequest, options?: StartOptions): Promise<StartOutcome> {
+    const refused = this.gate.refusal(request);
+    if (refused) return Promise.resolve({ refused });
     const starting = this.startRecorded(request, options);
     const done = starting.catch(() => undefined).finally(() => this.starting.delete(done));
     this.starting.add(done);

@@ -102,7 +102,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     databaseUrl: team.databaseUrl(),
     logger: logger.child({ part: 'engine' }),
     version,
-    run: driver((member) => runs.serviceFor(member)),
+    run: driver((member) => runs.serviceFor(member), team.isDown),
     onFenced: (error) => logger.warn({ err: error }, 'lost hold of the team database: runs going on here continue elsewhere'),
   });
   runs.useEngine(engine);
@@ -125,6 +125,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
     });
   const first = await signalled();
   routes.drain();
+  runs.drain();
   const running = runs.running();
   process.stderr.write(`parallel-llm-mcp serve: ${first}, taking no new call; waiting for ${running} run(s) going on\n`);
   await runs.started();

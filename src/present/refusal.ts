@@ -24,6 +24,7 @@ export function refusalText(refusal: StartRefusal): string {
     case 'follow_up':
       return `Cannot follow up: ${refusal.message}.`;
     case 'budget':
+    case 'server':
       return `Refused before any request: ${refusal.message}.`;
     case 'prices_unavailable':
       return `Refused before any request: the cost ceiling is $${refusal.ceiling_usd}, and ${refusal.message}. ${refusal.advice}`;

@@ -22,6 +22,8 @@ export const startRefusalSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prices_unavailable'), ceiling_usd: z.number(), message: z.string(), advice: z.string() }),
   /** Team mode: the member's budget cannot hold the worst case (what remains, when it resets), or cannot be reached. */
   z.object({ kind: z.literal('budget'), message: z.string() }),
+  /** Team mode: the server is stopping, or the prompt holds the server's key; the message says which. */
+  z.object({ kind: z.literal('server'), message: z.string() }),
   /** The run to follow up is unknown, unfinished, or has nothing to follow. */
   z.object({ kind: z.literal('follow_up'), message: z.string() }),
 ]);

@@ -2,6 +2,7 @@ import net from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPool, startEngine, TeamError } from '../../packages/team/src/index.js';
+import { waitFor } from '../support/wait.js';
 import { testDatabase } from './database.js';
 import { holdGates, launchEngineProcess, startEngineProcess, type EngineProcess } from './engine-process.js';
 
@@ -85,6 +86,41 @@ describe('the engine across processes', () => {
     expect(await a.next((event) => event.event === 'drained')).toMatchObject({ finished: 1, handedOver: 0 });
     expect(await a.exited).toBe(0);
     expect(await starts('drain')).toEqual({ 0: { [a.executorId]: 1 }, 1: { [a.executorId]: 1 } });
+  }, 60_000);
+
+  it('drains on SIGTERM a run whose start was still being recorded: it runs here, and the process exits once it has ended', async () => {
+    const gates = await holdGates(url, [['recorded', 0]]);
+    const a = await startEngineProcess(url, { PLM_TEST_DRAIN_MS: '30000' });
+    // A peer, which would take the run over if A left it behind.
+    const b = await startEngineProcess(url);
+    // New workflow rows wait while the table is held: A's start is on its way to the database as the signal comes.
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE dbos.workflow_status IN SHARE ROW EXCLUSIVE MODE');
+      a.send({ start: 'recorded', steps: 1 });
+      await waitFor(async () => {
+        const { rows } = await pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO%workflow_status%'",
+        );
+        return rows.length > 0;
+      }, 10_000);
+      a.child.kill('SIGTERM');
+      await a.next((event) => event.event === 'draining');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    await a.next((event) => event.event === 'accepted');
+    await a.stepStarted('recorded', 0);
+    await gates.open('recorded', 0);
+    expect(await a.next((event) => event.event === 'drained')).toMatchObject({ finished: 1, handedOver: 0 });
+    expect(await a.exited).toBe(0);
+    expect(await starts('recorded')).toEqual({ 0: { [a.executorId]: 1 } });
+    // Its outcome was recorded by A too: no peer took it over to finish it.
+    const { rows } = await pool.query("SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = 'recorded'");
+    expect(rows).toEqual([{ status: 'SUCCESS', executor_id: a.executorId }]);
+    expect(await resultOf(b, 'recorded')).toEqual({ status: 'done', output: { parts: ['recorded:0'] } });
   }, 60_000);
 
   it('hands a run over when draining reaches its limit, and a peer continues it', async () => {

@@ -67,6 +67,39 @@ describe('budgets per call', () => {
     expect((await runRow(result.run_id))!.cost).toBeCloseTo(cost, 6);
   });
 
+  it('a settlement whose first attempt loses its connection is tried again by the engine, and settles once', async () => {
+    const kit = await member('kit', 5);
+    const { client } = await connect(one, kit.token);
+    const asking = ask(client, { prompt: 'kit settles, slow' });
+    await waitFor(() => chatRequests('kit settles').length > 0, 10_000);
+    // The member's period row is held, so the settlement's first attempt waits on it; then its connection is ended.
+    const holder = await pool.connect();
+    let result: Awaited<ReturnType<typeof data>>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM plm.budget_periods WHERE member_id = $1 FOR UPDATE', [kit.id]);
+      result = data(await asking);
+      let settling: number | undefined;
+      await waitFor(async () => {
+        const { rows } = await pool.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE plm.budget_periods%spent_usd = spent_usd +%'",
+        );
+        settling = rows[0]?.pid;
+        return settling !== undefined;
+      }, 10_000);
+      await pool.query('SELECT pg_terminate_backend($1)', [settling]);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(result.status).toBe('complete');
+    await waitFor(async () => (await period(kit.id))!.reserved === 0, 15_000);
+    expect(await period(kit.id)).toEqual({ spent: expect.closeTo(result.totals.cost!, 6), reserved: 0 });
+    expect(await runRow(result.run_id)).toMatchObject({ status: 'complete', settled: true });
+    // DBOS's own line for a step it tries again.
+    expect(one.stderr()).toContain('Error in step being automatically retried. Attempt 1 of 10');
+  });
+
   it('of two calls on two processes that each fit the budget alone but not together, one is refused', async () => {
     const probe = await member('fred-probe');
     const worst = data(await ask((await connect(one, probe.token)).client, { prompt: 'fred asks' })).worst_case!.total_usd;
@@ -120,5 +153,27 @@ describe('isolation between members', () => {
     expect(JSON.stringify(result)).toContain('bad request with Bearer');
     expect(JSON.stringify(result)).not.toContain(VALID_KEY);
     expect(one.stderr() + two.stderr()).not.toContain(VALID_KEY);
+  });
+
+  it('a prompt holding the server’s key, whole or its start, is refused before any request, hold or run, and the key is shown nowhere', async () => {
+    const jo = await member('jo', 5);
+    const { client } = await connect(one, jo.token);
+    expect(data(await ask(client, { prompt: 'jo asks first' })).status).toBe('complete');
+    await waitFor(async () => (await period(jo.id))!.reserved === 0, 10_000);
+    const before = await period(jo.id);
+    const whole = await ask(client, { prompt: `jo pastes it: ${VALID_KEY}` });
+    const start = await ask(client, { prompt: `jo pastes the start of it: ${VALID_KEY.slice(0, 14)}` });
+    for (const refused of [whole, start]) {
+      expect(refused.isError).toBe(true);
+      expect(resultText(refused)).toBe(
+        'Refused before any request: the prompt contains the server’s OpenRouter API key (or the start of it), which must never be sent to the models: remove it and call again.',
+      );
+    }
+    expect(chatRequests('jo pastes')).toEqual([]);
+    expect((await pool.query('SELECT 1 FROM plm.runs WHERE member_id = $1', [jo.id])).rowCount).toBe(1);
+    expect(await period(jo.id)).toEqual(before);
+    const keyStart = VALID_KEY.slice(0, 12);
+    expect(JSON.stringify([whole, start])).not.toContain(keyStart);
+    expect(one.stderr() + two.stderr()).not.toContain(keyStart);
   });
 });

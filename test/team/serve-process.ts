@@ -13,6 +13,8 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM, then waits for its exit; returns its exit code. */
   stop(): Promise<number | null>;
+  /** Its exit code, once it has exited (however it was stopped). */
+  exited: Promise<number | null>;
 }
 
 const started: ServeProcess[] = [];
@@ -34,6 +36,7 @@ export async function startServe(env: Record<string, string>, args: string[] = [
     child,
     base,
     stderr: () => stderr,
+    exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return within(30_000, exited);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.js';
-import { startServe } from './serve-process.js';
-import { ask, data, getRun, startTask, startTeamServers, type TeamServers } from './team-servers.js';
+import { startServe, type ServeProcess } from './serve-process.js';
+import { ask, data, getRun, resultText, startTask, startTeamServers, type TeamServers } from './team-servers.js';
 
 /** Team mode's engine in `serve --http`: a run outlives its process, and its budget is settled once. */
 let team: TeamServers;
@@ -54,18 +54,74 @@ describe('takeover by the engine', () => {
 });
 
 describe('drain', () => {
-  it('SIGTERM: the run going on finishes and is answered before the process exits, and its cost is settled once', async () => {
+  /** The executor id the engine of `serve` runs under, from its log. */
+  const executorOf = (serve: ServeProcess) => /"executor":"([^"]+)"[^\n]*"msg":"engine: started"/.exec(serve.stderr())?.[1];
+  const workflow = async (run: string) =>
+    (await team.pool.query('SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1', [run])).rows[0];
+  const period = async (memberId: string) =>
+    (
+      await team.pool.query<{ spent: number; reserved: number }>(
+        'SELECT spent_usd::float8 AS spent, reserved_usd::float8 AS reserved FROM plm.budget_periods WHERE member_id = $1',
+        [memberId],
+      )
+    ).rows[0];
+
+  it('SIGTERM as the call is asked upstream: the process exits once the run has ended, answered and settled, here and once', async () => {
     const three = await startServe(team.env);
-    const kim = await team.member('kim');
+    const kim = await team.member('kim', 5);
     const { client } = await team.connect(three, kim.token);
-    const asking = ask(client, { prompt: 'drain kim, slow' });
-    await waitFor(() => team.chatRequests('drain kim').length > 0, 10_000);
-    three.child.kill('SIGTERM');
-    const result = data(await asking);
-    expect(result).toMatchObject({ status: 'complete' });
-    expect(await three.stop()).toBe(0);
-    // Settled by the draining process, or, when its workflow was still queued, by the process that took the workflow over.
-    await waitFor(async () => (await settledRow(result.run_id))?.settled === true, 15_000);
+    // The signal comes the moment team/one is asked; its answer takes a second and a half.
+    team.fake.on('team/one', {
+      fromRequest: (request) => {
+        if (JSON.stringify(request.body.messages).includes('drain kim')) three.child.kill('SIGTERM');
+        return { answer: 'one says late', delayMs: 1_500 };
+      },
+    });
+    const result = data(await ask(client, { prompt: 'drain kim' }));
+    expect(result).toMatchObject({ status: 'complete', answer: 'the synthesis' });
+    expect(await three.exited).toBe(0);
+    // As it exited, the run's workflow had ended under its own executor (none took it over) and its cost was settled.
+    expect(await workflow(result.run_id)).toEqual({ status: 'SUCCESS', executor_id: executorOf(three) });
     expect(await settledRow(result.run_id)).toMatchObject({ settled: true, status: 'complete' });
+    expect(await period(kim.id)).toEqual({ spent: expect.closeTo(result.totals.cost!, 6), reserved: 0 });
+    expect(
+      team
+        .chatRequests('drain kim')
+        .map((request) => request.model)
+        .sort(),
+    ).toEqual(['team/one', 'team/synth', 'team/two']);
+  }, 40_000);
+
+  it('a call taken in before SIGTERM that had not begun its run by then is refused before any request, and the process exits', async () => {
+    const three = await startServe(team.env);
+    const lee = await team.member('lee', 5);
+    const { client } = await team.connect(three, lee.token);
+    // The call waits for its session's record while the signal comes: it is past the door, and has started nothing.
+    const holder = await team.pool.connect();
+    let asking: ReturnType<typeof ask>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE plm.mcp_sessions IN ACCESS EXCLUSIVE MODE');
+      asking = ask(client, { prompt: 'drain lee' });
+      await waitFor(async () => {
+        const { rows } = await team.pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%plm.mcp_sessions%' AND pid <> pg_backend_pid()",
+        );
+        return rows.length > 0;
+      }, 10_000);
+      three.child.kill('SIGTERM');
+      await waitFor(() => three.stderr().includes('taking no new call'), 10_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    const refused = await asking!;
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toBe(
+      'Refused before any request: this server is stopping and takes no new call; call again (another process serves it).',
+    );
+    expect(await three.exited).toBe(0);
+    expect(team.chatRequests('drain lee')).toEqual([]);
+    expect((await team.pool.query('SELECT 1 FROM plm.runs WHERE member_id = $1', [lee.id])).rowCount).toBe(0);
   }, 40_000);
 });

@@ -95,6 +95,9 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A connection that breaks while held tells its statement, which fails, and emits an error, which unheard would end the process.
+  const lost = () => (broken = true);
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -105,6 +108,6 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     await client.query('ROLLBACK').catch(() => (broken = true));
     throw error;
   } finally {
-    client.release(broken);
+    client.off('error', lost).release(broken);
   }
 }

@@ -35,4 +35,5 @@ export {
   type RunFunction,
   type RunOutcome,
   type RunSteps,
+  type StepRetries,
 } from './engine/index.js';

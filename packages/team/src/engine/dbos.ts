@@ -9,7 +9,7 @@
 import type { DBOS as DBOSClass, DLogger } from '@dbos-inc/dbos-sdk';
 import type { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import type pg from 'pg';
-import type { EngineLogger, RunOutcome } from './types.js';
+import type { EngineLogger, RunOutcome, StepRetries } from './types.js';
 
 interface Sdk {
   DBOS: typeof DBOSClass;
@@ -195,14 +195,27 @@ export function runOutcome<Output>(runId: string, waitMs: number): Promise<RunOu
   }, waitMs + CALL_MS);
 }
 
-/** Shuts DBOS down without waiting for the runs still here (they never end here: see forever). */
-export async function shutdownDbos(): Promise<void> {
+/**
+ * Shuts DBOS down, waiting up to `outcomesMs` for the runs still in its hands here: those whose
+ * outcome is being recorded. Runs this process stopped working on never end here (see forever),
+ * so a stop that hands runs over waits for none.
+ */
+export async function shutdownDbos(outcomesMs = 0): Promise<void> {
   host = undefined;
-  await loaded().DBOS.shutdown();
+  await loaded().DBOS.shutdown(outcomesMs > 0 ? { workflowCompletionTimeoutMS: outcomesMs } : undefined);
 }
 
-/** The DBOS step wrapper: `work` checkpointed as step `name`, its retries left to the run itself. */
-export function dbosStep<T>(name: string, work: (cancelled: AbortSignal | undefined) => Promise<T>): Promise<T> {
+/** The DBOS step wrapper: `work` checkpointed as step `name`, tried again by DBOS only as `retries` says. */
+export function dbosStep<T>(name: string, work: (cancelled: AbortSignal | undefined) => Promise<T>, retries?: StepRetries): Promise<T> {
   const { DBOS } = loaded();
-  return DBOS.runStep(() => work(DBOS.stepStatus?.cancelSignal), { name, retriesAllowed: false });
+  const config = retries
+    ? {
+        retriesAllowed: true,
+        maxAttempts: retries.maxAttempts,
+        intervalSeconds: retries.intervalSeconds,
+        backoffRate: retries.backoffRate,
+        shouldRetry: retries.retryIf,
+      }
+    : { retriesAllowed: false };
+  return DBOS.runStep(() => work(DBOS.stepStatus?.cancelSignal), { name, ...config });
 }

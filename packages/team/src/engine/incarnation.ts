@@ -32,6 +32,8 @@ const LIMITS = {
   watchRetryMs: 1_000,
   /** Stopping DBOS: its loops end and its connections go back to the pool. */
   shutdownMs: 10_000,
+  /** After a drain whose runs all ended here: DBOS writing down how the last of them ended (a write or two). */
+  outcomesMs: 5_000,
 } as const;
 
 type State = 'running' | 'draining' | 'stopped' | 'fenced';
@@ -47,14 +49,16 @@ export type Options<Input, Output> = Omit<EngineOptions<Input, Output>, 'onFence
  */
 export class Incarnation<Input, Output> implements RunHost {
   #state: State = 'running';
-  /** Runs executing here now, and a wake-up for a drain waiting for them to end. */
+  /** Runs executing here now, starts of runs here still being recorded, runs ended here, and a wake-up for a drain waiting for the first two to end. */
   #running = 0;
+  #starting = 0;
+  #ended = 0;
   #idle: (() => void) | undefined;
   readonly #halted = new AbortController();
   readonly gate: StepGate;
   readonly watchers: PeerWatchers;
   readonly steps: RunSteps = {
-    step: (name, work) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled)),
+    step: (name, work, retries) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled), retries),
   };
 
   private constructor(
@@ -102,21 +106,34 @@ export class Incarnation<Input, Output> implements RunHost {
     return this.liveness.executorId;
   }
 
+  /**
+   * A run begins here, while draining too: the queue is no longer read then, so what begins is
+   * a run this process started (its start recorded as the drain began), which the drain waits for.
+   */
   begin() {
-    if (this.#state !== 'running') return undefined;
+    if (this.ended) return undefined;
     this.#running++;
     return {
       run: (input: unknown) => this.options.run(input as Input, this.steps),
       working: () => !this.gate.closed,
       end: () => {
-        if (--this.#running === 0) this.#idle?.();
+        this.#running--;
+        this.#ended++;
+        this.#wakeIfIdle();
       },
     };
   }
 
   async start(runId: string, input: Input): Promise<void> {
     this.#mustRun();
-    await reaching(this.options.databaseUrl, () => startRun(runId, input));
+    // DBOS begins a run it records for this process before the start resolves: a start that ends has begun here, or runs elsewhere.
+    this.#starting++;
+    try {
+      await reaching(this.options.databaseUrl, () => startRun(runId, input));
+    } finally {
+      this.#starting--;
+      this.#wakeIfIdle();
+    }
   }
 
   async result(runId: string, waitMs: number): Promise<RunOutcome<Output>> {
@@ -132,17 +149,29 @@ export class Incarnation<Input, Output> implements RunHost {
   async drain(limitMs: number): Promise<DrainReport> {
     if (this.#state !== 'running') return { finished: 0, handedOver: this.#running };
     this.#state = 'draining';
-    const before = this.#running;
-    this.options.logger.info({ executor: this.executorId, runs: before, limitMs }, 'engine: draining');
+    const endedBefore = this.#ended;
+    const waitFor = { runs: this.#running, starting: this.#starting };
+    this.options.logger.info({ executor: this.executorId, ...waitFor, limitMs }, 'engine: draining');
     await this.watchers.close();
     await this.#bounded(stopTaking(), 'stop taking runs');
-    if (this.#running > 0) {
+    if (this.#busy) {
       const idle = new Promise<void>((resolve) => (this.#idle = resolve));
       await Promise.race([idle, sleep(limitMs, undefined, { signal: this.#halted.signal }).catch(() => undefined)]);
     }
-    const handedOver = this.#running;
-    await this.#halt('stopped', new TeamError('engine_stopped', 'the engine stopped after draining'));
-    return { finished: before - handedOver, handedOver };
+    const handedOver = this.#running + this.#starting;
+    // A run's function has returned before DBOS records its outcome: when all ended here, that is waited for too, or a peer would take them over to record it.
+    const outcomesMs = handedOver === 0 ? LIMITS.outcomesMs : 0;
+    await this.#halt('stopped', new TeamError('engine_stopped', 'the engine stopped after draining'), outcomesMs);
+    return { finished: this.#ended - endedBefore, handedOver };
+  }
+
+  /** Runs of this process's still executing or being started here: a drain waits for them. */
+  get #busy(): boolean {
+    return this.#running + this.#starting > 0;
+  }
+
+  #wakeIfIdle(): void {
+    if (!this.#busy) this.#idle?.();
   }
 
   async stop(): Promise<void> {
@@ -165,14 +194,15 @@ export class Incarnation<Input, Output> implements RunHost {
     void this.#halt('fenced', error).then(() => this.options.onFenced(error));
   }
 
-  async #halt(state: 'stopped' | 'fenced', reason: Error): Promise<void> {
+  /** Ends this incarnation; DBOS waits up to `outcomesMs` for the runs whose functions have returned to have their outcomes recorded. */
+  async #halt(state: 'stopped' | 'fenced', reason: Error, outcomesMs = 0): Promise<void> {
     if (this.#halted.signal.aborted) return;
     this.#state = state;
     this.#halted.abort();
     this.gate.close(reason);
     await this.watchers.close();
     // DBOS first, so this process takes nothing back from the queue once its lock is let go.
-    if (dbosRunning()) await this.#bounded(shutdownDbos(), 'shut DBOS down');
+    if (dbosRunning()) await this.#bounded(shutdownDbos(outcomesMs), 'shut DBOS down');
     await this.liveness.release();
     this.options.logger.info({ executor: this.executorId, state, runsLeft: this.#running }, 'engine: stopped');
   }

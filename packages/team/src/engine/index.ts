@@ -1,2 +1,2 @@
 export { startEngine } from './engine.js';
-export type { DrainReport, Engine, EngineLogger, EngineOptions, RunFunction, RunOutcome, RunSteps } from './types.js';
+export type { DrainReport, Engine, EngineLogger, EngineOptions, RunFunction, RunOutcome, RunSteps, StepRetries } from './types.js';

@@ -8,6 +8,18 @@ export interface EngineLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * How the engine tries a step again when an attempt fails: after `intervalSeconds`, then each
+ * pause `backoffRate` times the one before, up to `maxAttempts` attempts in all; only errors
+ * that `retryIf` accepts are tried again, others fail the step at once.
+ */
+export interface StepRetries {
+  maxAttempts: number;
+  intervalSeconds: number;
+  backoffRate: number;
+  retryIf: (error: unknown) => boolean;
+}
+
 /** What a run's function may do besides computing: each piece of I/O is a step. */
 export interface RunSteps {
   /**
@@ -16,9 +28,10 @@ export interface RunSteps {
    * running again, and only unfinished steps run. Steps must be started in the same order
    * every time (parallel steps are fine when started in a fixed order), and their results
    * must be JSON values. `signal` aborts when the run is cancelled or this process stops
-   * working on it; a step that ends after that is ignored, never saved.
+   * working on it; a step that ends after that is ignored, never saved. A step is tried once
+   * unless given `retries`; only its last attempt's outcome is saved.
    */
-  step<T>(name: string, work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  step<T>(name: string, work: (signal: AbortSignal) => Promise<T>, retries?: StepRetries): Promise<T>;
 }
 
 /**
@@ -76,9 +89,10 @@ export interface Engine<Input, Output> {
   /** Cancels run `runId` wherever it runs: its steps' signals abort and no further step starts. */
   cancel(runId: string): Promise<void>;
   /**
-   * Takes no new run and no run of another process, waits up to `limitMs` for the runs going on
-   * here to finish, then stops: what has not finished is handed over to the other processes,
-   * which continue it from its last finished step.
+   * Takes no new run and no run of another process, waits up to `limitMs` for the runs of this
+   * process to finish here (those going on, and those whose start was being recorded as the
+   * drain began) and for their outcomes to be recorded, then stops: what has not finished is
+   * handed over to the other processes, which continue it from its last finished step.
    */
   drain(limitMs: number): Promise<DrainReport>;
   /** Stops at once, handing every unfinished run over. */
