@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS, openPool, type Migration } from '../../packages/team/src/index.js';
+import { underMigrationLock } from '../../packages/team/src/migrate.js';
 import { testDatabase } from './database.js';
 
 const pools: pg.Pool[] = [];
@@ -18,6 +19,20 @@ const versions = async (pool: pg.Pool) =>
   (await pool.query<{ version: number }>('SELECT version FROM plm.schema_migrations ORDER BY version')).rows.map((row) => row.version);
 
 describe('migrations', () => {
+  it('survives its held connection being cut while other work runs under the lock, and lets the lock go with it', async () => {
+    const url = await testDatabase();
+    const [pool, other] = [openPool(url), openPool(url)];
+    pools.push(pool, other);
+    // The engine's own migrations run on other connections while this one only holds the lock, idle.
+    await underMigrationLock(pool, async (client) => {
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      const holder = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted");
+      await other.query('SELECT pg_terminate_backend($1)', [holder.rows[0]!.pid]);
+      await ended;
+    });
+    expect(await migrate(other)).toEqual(MIGRATIONS.map((migration) => migration.version));
+  });
+
   it('applies every migration once, with its row, and nothing on a second start', async () => {
     const pool = await freshPool();
     expect(await migrate(pool)).toEqual(MIGRATIONS.map((migration) => migration.version));

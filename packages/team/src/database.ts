@@ -92,22 +92,31 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
 }
 
 /** Runs `work` in one transaction on one connection of `pool`. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return onOwnConnection(pool, async (client, drop) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is dropped rather than handed to the next caller.
+      await client.query('ROLLBACK').catch(drop);
+      throw error;
+    }
+  });
+}
+
+/** Runs `work` on one connection of `pool`, held throughout; `drop` closes it afterwards instead of handing it back. */
+export async function onOwnConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, drop: () => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  const drop = () => void (broken = true);
   // A connection that breaks while held tells its statement, which fails, and emits an error, which unheard would end the process.
-  const lost = () => (broken = true);
-  client.on('error', lost);
+  client.on('error', drop);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    // A connection that cannot even roll back is dropped rather than handed to the next caller.
-    await client.query('ROLLBACK').catch(() => (broken = true));
-    throw error;
+    return await work(client, drop);
   } finally {
-    client.off('error', lost).release(broken);
+    client.off('error', drop).release(broken);
   }
 }

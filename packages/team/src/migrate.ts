@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { onOwnConnection } from './database.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 /** One key for every process that migrates this database; taken on a connection of its own. */
@@ -18,23 +19,21 @@ const SLICE = '250ms';
  * lock included. So a waiter waits a quarter of a second at a time, never holding the holder up
  * for longer.
  */
-export async function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await takeTurn(client);
+export function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return onOwnConnection(pool, async (client, drop) => {
     try {
-      return await work(client);
-    } finally {
-      await client.query(UNLOCK_SQL).catch(() => (broken = true));
+      await takeTurn(client);
+      try {
+        return await work(client);
+      } finally {
+        await client.query(UNLOCK_SQL).catch(drop);
+      }
+    } catch (error) {
+      // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
+      drop();
+      throw error;
     }
-  } catch (error) {
-    // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
-    broken = true;
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 async function takeTurn(client: pg.PoolClient): Promise<void> {
