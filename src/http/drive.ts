@@ -24,18 +24,19 @@ export interface Drivable {
 }
 
 /**
- * The engine's run function: step 'run' carries the run to its end in this process (the one
- * that started it, or the one that took it over when that one died, asking only what is
- * missing); step 'settle' then settles its cost once, wherever the workflow ends.
+ * The engine's run function, one step: the run carried to its end in this process (the one that
+ * started it, or the one that took it over when that one died, asking only what is missing),
+ * then its cost settled. Settling is idempotent, so a step replayed elsewhere after a settle
+ * whose checkpoint was lost finds the run ended and settled, and changes nothing; one step
+ * rather than two saves the engine's own round trips for a second step.
  */
 export function driver(membersRuns: (member: Member) => Drivable) {
   return async ({ member, run }: DriveInput, steps: RunSteps): Promise<RunEnd> => {
     const runs = membersRuns(member);
-    const end = await steps.step('run', (signal) => runs.drive(run, signal));
-    await steps.step('settle', async () => {
+    return steps.step('run', async (signal) => {
+      const end = await runs.drive(run, signal);
       await runs.settle(run, end);
-      return null;
+      return end;
     });
-    return end;
   };
 }

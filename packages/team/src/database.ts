@@ -90,21 +90,3 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
     });
   }
 }
-
-/** Runs `work` in one transaction on one connection of `pool`. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    // A connection that cannot even roll back is dropped rather than handed to the next caller.
-    await client.query('ROLLBACK').catch(() => (broken = true));
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-}
