@@ -68,7 +68,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
       return serve(team, pool, config, { host, port, drainMs: drainSeconds * 1000 });
     },
-    { connections: 20 },
+    // Each connection is a database process to start and warm up, so statements queue here for one
+    // of a few rather than opening more; a call holds one only for a statement at a time.
+    { connections: 10, keepIdle: true },
   );
 }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { describe, expect, it } from 'vitest';
-import { PgRunStorage, reserve, settle } from '../../packages/team/src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openPool, PgRunStorage, reserve, settle } from '../../packages/team/src/index.js';
 import { newRunId } from '../../src/store/store.js';
 import { storeDatabase } from './run-store-setup.js';
 
@@ -56,5 +56,24 @@ describe('round trips to the database', () => {
       run,
     ]);
     expect(rows).toEqual([{ cost: 0.2, settled: true }]);
+  });
+});
+
+describe('connections', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a server’s pool keeps a connection once open, however long it idles; a command’s lets it go after 10 s', async () => {
+    const [server, command] = [openPool(db.url, { max: 2, keepIdle: true }), openPool(db.url, { max: 2 })];
+    try {
+      // Connected on real timers; the idle limit is counted on fake ones.
+      await Promise.all([server.query('SELECT 1'), command.query('SELECT 1')]);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await Promise.all([server.query('SELECT 1'), command.query('SELECT 1')]);
+      vi.advanceTimersByTime(60_000);
+      expect([server.totalCount, command.totalCount]).toEqual([1, 0]);
+    } finally {
+      vi.useRealTimers();
+      await Promise.all([server.end(), command.end()]);
+    }
   });
 });
