@@ -24,16 +24,16 @@ export interface Drivable {
 }
 
 /**
- * The engine's run function, one step: the run carried to its end in this process (the one that
- * started it, or the one that took it over when that one died, asking only what is missing),
- * then its cost settled. Settling is idempotent, so a step replayed elsewhere after a settle
- * whose checkpoint was lost finds the run ended and settled, and changes nothing; one step
- * rather than two saves the engine's own round trips for a second step.
+ * The engine's run function: the run carried to its end in this process (the one that started
+ * it, or the one that took it over when that one died, asking only what is missing), then its
+ * cost settled. Unsaved work, not a step of the engine: the run store keeps the run's state as
+ * it goes (its record, answers and claim), so taking it over starts here again and picks up from
+ * there, and settling is idempotent, so a run settled before its process died changes nothing.
  */
 export function driver(membersRuns: (member: Member) => Drivable) {
   return async ({ member, run }: DriveInput, steps: RunSteps): Promise<RunEnd> => {
     const runs = membersRuns(member);
-    return steps.step('run', async (signal) => {
+    return steps.unsaved(async (signal) => {
       const end = await runs.drive(run, signal);
       await runs.settle(run, end);
       return end;

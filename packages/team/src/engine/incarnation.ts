@@ -55,6 +55,7 @@ export class Incarnation<Input, Output> implements RunHost {
   readonly watchers: PeerWatchers;
   readonly steps: RunSteps = {
     step: (name, work) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled)),
+    unsaved: (work) => this.gate.pass(work, undefined),
   };
 
   private constructor(
