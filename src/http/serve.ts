@@ -68,9 +68,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
       return serve(team, pool, config, { host, port, drainMs: drainSeconds * 1000 });
     },
-    // Each connection is a database process to start and warm up, so statements queue here for one
-    // of a few rather than opening more; a call holds one only for a statement at a time.
-    { connections: 10, keepIdle: true },
+    // Each connection is a database process to start and warm up, and more than the database
+    // has cores only queue there instead of here: a few, kept open. Two of them listen for
+    // notifications (ours and the engine's); a call holds one of the others only for a statement.
+    { connections: 6, keepIdle: true },
   );
 }
 
