@@ -4,17 +4,18 @@
  * server, and `serve --http` over Streamable HTTP with a bearer token, runs in Postgres and the
  * engine; the figure is the difference of medians. Then 10 members x 3 calls at once over two
  * `serve --http` processes against the same 30 calls at once on one local server: all must
- * complete, no model asked twice for a prompt, and the wall times compared.
- * `node --import tsx bench/team-overhead.ts [CALLS]` (20 by default); needs Debian's postgresql
- * (as the team tests do). Saves bench/results/team-overhead.json.
+ * complete, no model asked twice for a prompt, and the wall times compared. Each server process
+ * answers one call before anything is timed (its code loaded, its prices fetched).
+ * `npm run build && node --import tsx bench/team-overhead.ts [CALLS]` (20 by default): both
+ * modes run dist/bin.js, the build users run, with the team package's own build; needs Debian's
+ * postgresql (as the team tests do). Saves bench/results/team-overhead.json.
  */
 import path from 'node:path';
-import { rm } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { addMember, migrate, openPool } from '../packages/team/src/index.js';
-import { buildCli } from '../test/team/build-cli.js';
 import { startPostgres } from '../test/team/postgres.js';
 import { pricing } from '../test/support/price-rows.js';
 import { connect, freshPrompt, median, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
@@ -26,9 +27,11 @@ const SYNTH = 't/synth';
 
 const fake = await startFakeOpenRouter({ prices: Object.fromEntries([...MODELS, SYNTH].map((m) => [m, pricing('0.000001', '0.000001')])) });
 for (const model of [...MODELS, SYNTH]) fake.on(model, { answer: `${model} says 4`, delayMs: 20 });
+const bin = path.join(import.meta.dirname, '..', 'dist', 'bin.js');
+await access(bin).catch(() => {
+  throw new Error('no dist/bin.js: npm run build first');
+});
 const postgres = await startPostgres();
-const cliDir = await buildCli();
-const bin = path.join(cliDir, 'dist', 'bin.js');
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
 try {
@@ -60,9 +63,10 @@ try {
     return performance.now() - started;
   };
 
-  // Warm both (prices fetched, connections open), then take turns.
+  // Warm every server process (code loaded, prices fetched, connections open), then take turns.
   await call(local.client, freshPrompt('warm'));
   await call(short, freshPrompt('warm'));
+  await call(await teamClient(1), freshPrompt('warm'));
   const localMs: number[] = [];
   const teamMs: number[] = [];
   for (let i = 0; i < CALLS; i++) {
@@ -106,7 +110,6 @@ try {
   await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
   await fake.close();
   await postgres.remove();
-  await rm(cliDir, { recursive: true, force: true });
 }
 
 /** A `serve --http` process on a free port; its base URL. */
@@ -117,12 +120,16 @@ async function serve(env: Record<string, string>): Promise<string> {
   });
   children.push(child);
   let stderr = '';
+  let listening = false;
   return new Promise((resolve, reject) => {
     const limit = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
+    // Read as an MCP client reads a server's stderr: the last part kept, the rest let go.
     child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
+      stderr = (stderr + chunk.toString()).slice(-64 * 1024);
+      if (listening) return;
       const base = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)?.[1];
       if (base) {
+        listening = true;
         clearTimeout(limit);
         resolve(base);
       }
