@@ -1,11 +1,12 @@
 /**
  * Team mode against local mode, on the same fake OpenRouter (two candidates and a synthesizer
  * answering after 20 ms). First, short calls one after another, taking turns: a local stdio
- * server, and `serve --http` over Streamable HTTP with a bearer token, runs in Postgres and the
- * engine; the figure is the difference of medians. Then 10 members x 3 calls at once over two
- * `serve --http` processes against the same 30 calls at once on one local server: all must
- * complete, no model asked twice for a prompt, and the wall times compared. Each server process
- * answers one call before anything is timed (its code loaded, its prices fetched).
+ * server, and two `serve --http` processes in turn over Streamable HTTP with a bearer token,
+ * runs in Postgres and the engine; the figure is the difference of medians. Then 10 members x
+ * 3 calls at once over the two `serve --http` processes against the same 30 calls at once on
+ * the local server: all must complete, no model asked twice for a prompt, and the wall times
+ * compared. Each server process answers a call before anything is timed (its code loaded, its
+ * prices fetched), and each has answered about as many as the other before the 30.
  * `npm run build && node --import tsx bench/team-overhead.ts [CALLS]` (20 by default): both
  * modes run dist/bin.js, the build users run, with the team package's own build; needs Debian's
  * postgresql (as the team tests do). Saves bench/results/team-overhead.json.
@@ -48,7 +49,8 @@ try {
     Array.from({ length: 10 }, (_, i) => addMember(pool, { name: `bench-${i}`, budgetUsd: null }).then(({ token }) => token)),
   );
   const teamClient = (i: number) => httpClient(bases[i % 2]!, members[i]!);
-  const short = await teamClient(0);
+  // The short calls go to each process in turn, as a load balancer would send them.
+  const shorts = [await teamClient(0), await teamClient(1)];
 
   const call = async (client: Client, prompt: string) => {
     const result = (await client.callTool({ name: 'process_prompt', arguments: { prompt } }, undefined, {
@@ -65,13 +67,12 @@ try {
 
   // Warm every server process (code loaded, prices fetched, connections open), then take turns.
   await call(local.client, freshPrompt('warm'));
-  await call(short, freshPrompt('warm'));
-  await call(await teamClient(1), freshPrompt('warm'));
+  for (const short of shorts) await call(short, freshPrompt('warm'));
   const localMs: number[] = [];
   const teamMs: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     localMs.push(await timed(() => call(local.client, freshPrompt('short local'))));
-    teamMs.push(await timed(() => call(short, freshPrompt('short team'))));
+    teamMs.push(await timed(() => call(shorts[i % 2]!, freshPrompt('short team'))));
   }
 
   const many = Array.from({ length: 30 }, (_, i) => ({ member: i % 10, prompt: freshPrompt(`many ${i}`) }));
