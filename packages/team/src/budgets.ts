@@ -9,7 +9,7 @@ export type Reservation =
 
 /**
  * Reserves a run's worst case against its member's budget for the current period, and records
- * the run, in one statement (plm.reserve, migration 5). The reservation is one conditional UPDATE
+ * the run, in one statement (plm.reserve, migration 7). The reservation is one conditional UPDATE
  * of the period's row: under READ COMMITTED a second process's UPDATE of the same row waits for
  * the first to commit, then checks its condition against what the first left, so two calls that
  * each fit alone but not together never both pass, whichever processes make them. No budget

@@ -131,7 +131,7 @@ ALTER TABLE plm.mcp_sessions ADD COLUMN client_info jsonb NOT NULL DEFAULT '{}';
 `,
   },
   {
-    version: 5,
+    version: 7,
     name: 'a text written and a budget held in one statement each',
     sql: `
 -- Each is one round trip where a transaction of four to six statements was: with many runs at
