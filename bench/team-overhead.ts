@@ -1,20 +1,22 @@
 /**
  * Team mode against local mode, on the same fake OpenRouter (two candidates and a synthesizer
  * answering after 20 ms). First, short calls one after another, taking turns: a local stdio
- * server, and `serve --http` over Streamable HTTP with a bearer token, runs in Postgres and the
- * engine; the figure is the difference of medians. Then 10 members x 3 calls at once over two
- * `serve --http` processes against the same 30 calls at once on one local server: all must
- * complete, no model asked twice for a prompt, and the wall times compared.
- * `node --import tsx bench/team-overhead.ts [CALLS]` (20 by default); needs Debian's postgresql
- * (as the team tests do). Saves bench/results/team-overhead.json.
+ * server, and two `serve --http` processes in turn over Streamable HTTP with a bearer token,
+ * runs in Postgres and the engine; the figure is the difference of medians. Then 10 members x
+ * 3 calls at once over the two `serve --http` processes against the same 30 calls at once on
+ * the local server: all must complete, no model asked twice for a prompt, and the wall times
+ * compared. Each server process answers a call before anything is timed (its code loaded, its
+ * prices fetched), and each has answered about as many as the other before the 30.
+ * `npm run build && node --import tsx bench/team-overhead.ts [CALLS]` (20 by default): both
+ * modes run dist/bin.js, the build users run, with the team package's own build; needs Debian's
+ * postgresql (as the team tests do). Saves bench/results/team-overhead.json.
  */
 import path from 'node:path';
-import { rm } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { addMember, migrate, openPool } from '../packages/team/src/index.js';
-import { buildCli } from '../test/team/build-cli.js';
 import { startPostgres } from '../test/team/postgres.js';
 import { pricing } from '../test/support/price-rows.js';
 import { connect, freshPrompt, median, report, round, serverEnv, startFakeOpenRouter, tempOutputDir } from './lib.js';
@@ -26,9 +28,11 @@ const SYNTH = 't/synth';
 
 const fake = await startFakeOpenRouter({ prices: Object.fromEntries([...MODELS, SYNTH].map((m) => [m, pricing('0.000001', '0.000001')])) });
 for (const model of [...MODELS, SYNTH]) fake.on(model, { answer: `${model} says 4`, delayMs: 20 });
+const bin = path.join(import.meta.dirname, '..', 'dist', 'bin.js');
+await access(bin).catch(() => {
+  throw new Error('no dist/bin.js: npm run build first');
+});
 const postgres = await startPostgres();
-const cliDir = await buildCli();
-const bin = path.join(cliDir, 'dist', 'bin.js');
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
 try {
@@ -45,7 +49,8 @@ try {
     Array.from({ length: 10 }, (_, i) => addMember(pool, { name: `bench-${i}`, budgetUsd: null }).then(({ token }) => token)),
   );
   const teamClient = (i: number) => httpClient(bases[i % 2]!, members[i]!);
-  const short = await teamClient(0);
+  // The short calls go to each process in turn, as a load balancer would send them.
+  const shorts = [await teamClient(0), await teamClient(1)];
 
   const call = async (client: Client, prompt: string) => {
     const result = (await client.callTool({ name: 'process_prompt', arguments: { prompt } }, undefined, {
@@ -60,14 +65,14 @@ try {
     return performance.now() - started;
   };
 
-  // Warm both (prices fetched, connections open), then take turns.
+  // Warm every server process (code loaded, prices fetched, connections open), then take turns.
   await call(local.client, freshPrompt('warm'));
-  await call(short, freshPrompt('warm'));
+  for (const short of shorts) await call(short, freshPrompt('warm'));
   const localMs: number[] = [];
   const teamMs: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     localMs.push(await timed(() => call(local.client, freshPrompt('short local'))));
-    teamMs.push(await timed(() => call(short, freshPrompt('short team'))));
+    teamMs.push(await timed(() => call(shorts[i % 2]!, freshPrompt('short team'))));
   }
 
   const many = Array.from({ length: 30 }, (_, i) => ({ member: i % 10, prompt: freshPrompt(`many ${i}`) }));
@@ -106,7 +111,6 @@ try {
   await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
   await fake.close();
   await postgres.remove();
-  await rm(cliDir, { recursive: true, force: true });
 }
 
 /** A `serve --http` process on a free port; its base URL. */
@@ -117,12 +121,16 @@ async function serve(env: Record<string, string>): Promise<string> {
   });
   children.push(child);
   let stderr = '';
+  let listening = false;
   return new Promise((resolve, reject) => {
     const limit = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
+    // Read as an MCP client reads a server's stderr: the last part kept, the rest let go.
     child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
+      stderr = (stderr + chunk.toString()).slice(-64 * 1024);
+      if (listening) return;
       const base = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr)?.[1];
       if (base) {
+        listening = true;
         clearTimeout(limit);
         resolve(base);
       }

@@ -27,16 +27,18 @@ export interface Drivable {
 const SETTLE_RETRIES = { maxAttempts: 10, intervalSeconds: 1, backoffRate: 2 } as const;
 
 /**
- * The engine's run function: step 'run' carries the run to its end in this process (the one
- * that started it, or the one that took it over when that one died, asking only what is
- * missing); step 'settle' then settles its cost once, wherever the workflow ends, tried again
- * by the engine while the database does not answer (`isDown`).
+/**
+ * The engine's run function: the run carried to its end in this process (the one that started it,
+ * or the one that took it over when that one died, asking only what is missing), then its cost
+ * settled once. The run is unsaved work, not a step: the run store keeps its state as it goes (its
+ * record, answers and claim), so a takeover starts it here again and picks up from there. The
+ * settlement is a step, tried again by the engine while the database does not answer (`isDown`).
  */
 export function driver(membersRuns: (member: Member) => Drivable, isDown: (error: unknown) => boolean) {
   const settleRetries: StepRetries = { ...SETTLE_RETRIES, retryIf: isDown };
   return async ({ member, run }: DriveInput, steps: RunSteps): Promise<RunEnd> => {
     const runs = membersRuns(member);
-    const end = await steps.step('run', (signal) => runs.drive(run, signal));
+    const end = await steps.unsaved((signal) => runs.drive(run, signal));
     await steps.step(
       'settle',
       async () => {

@@ -167,7 +167,7 @@ class MemberRunService implements RunService, Drivable {
     }
   }
 
-  /** The workflow's step 'settle': the run's actual cost replaces its hold, once. */
+  /** After the run, in the workflow's step: the run's actual cost replaces its hold, once. */
   settle(id: string, end: RunEnd): Promise<void> {
     return this.budget.settle(id, end);
   }

@@ -69,7 +69,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
       return serve(team, pool, config, { host, port, drainMs: drainSeconds * 1000 });
     },
-    { connections: 20 },
+    // Each connection is a database process to start and warm up, and more than the database
+    // has cores only queue there instead of here: a few, kept open. Two of them listen for
+    // notifications (ours and the engine's); a call holds one of the others only for a statement.
+    { connections: 6, keepIdle: true },
   );
 }
 

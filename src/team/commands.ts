@@ -10,12 +10,12 @@ const CLOSE_MS = 2_000;
  * the environment or .env in the working folder), after applying any migration no server has
  * applied yet. A missing package or URL, or a database that does not answer, is one line on
  * stderr and exit 1; every wait on the database is bounded by the pool's limits. A command needs
- * a connection or two; a server one per request in flight that touches the database.
+ * a connection or two; a server a few, kept open (`keepIdle`), which its requests take turns on.
  */
 export async function withTeamDatabase(
   command: string,
   work: (team: Team, pool: pg.Pool) => Promise<number>,
-  { connections = 2 }: { connections?: number } = {},
+  { connections = 2, keepIdle = false }: { connections?: number; keepIdle?: boolean } = {},
 ): Promise<number> {
   const fail = (message: string) => {
     process.stderr.write(`parallel-llm-mcp ${command}: ${message}\n`);
@@ -36,7 +36,7 @@ export async function withTeamDatabase(
     if (error instanceof team.TeamError) return fail(error.message);
     throw error;
   }
-  const pool = team.openPool(url, { max: connections, name: `parallel-llm-mcp ${command}` });
+  const pool = team.openPool(url, { max: connections, keepIdle, name: `parallel-llm-mcp ${command}` });
   try {
     return await team.reaching(url, async () => {
       await team.migrate(pool);

@@ -87,7 +87,7 @@ describe('reservations', () => {
       const racing = [first, second].map((racer) => reserve(racer, { memberId: id, runId: runId(), worstCaseUsd: 0.6 }));
       await waitFor(async () => {
         const { rows } = await pool.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE plm.budget_periods%'",
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%plm.reserve(%'",
         );
         return rows[0]!.n === 2;
       });

@@ -3,11 +3,14 @@
  * with PLM_TEST_DB (a database URL). Its runs are `{ steps: n }`: n steps in a row, each of which
  * records its start and end in the table `step_log` and, between the two, waits until the test
  * lets it go (the test holds an advisory lock per step and releases it). Commands come as JSON
- * lines on stdin (`{"start": id, "steps": n}`, `{"result": id}`, `{"cancel": id}`,
+ * lines on stdin (`{"start": id, "steps": n}`, with `"unsaved": true` for unsaved work rather than steps, `{"result": id}`, `{"cancel": id}`,
  * `{"drain": limitMs}`); events go out as JSON lines on stdout. SIGTERM drains (PLM_TEST_DRAIN_MS).
  */
 import { createInterface } from 'node:readline';
 import { openPool, startEngine, type Engine, type RunSteps } from '../../packages/team/src/index.js';
+
+/** A run of `steps` parts, each a step of the engine, or unsaved work. */
+type Input = { runId: string; steps: number; unsaved?: boolean };
 
 const url = process.env.PLM_TEST_DB!;
 const drainMs = Number(process.env.PLM_TEST_DRAIN_MS ?? 10_000);
@@ -50,9 +53,9 @@ async function part(runId: string, index: number, executor: string): Promise<str
 const logLine = (level: string) => (fields: Record<string, unknown>, message: string) =>
   process.stderr.write(`${level} ${message} ${JSON.stringify(fields)}\n`);
 // A run taken over as the engine starts may reach its first step before startEngine returns.
-let engineStarted: (engine: Engine<{ runId: string; steps: number }, { parts: string[] }>) => void = () => undefined;
-const started = new Promise<Engine<{ runId: string; steps: number }, { parts: string[] }>>((resolve) => (engineStarted = resolve));
-const engine = await startEngine<{ runId: string; steps: number }, { parts: string[] }>({
+let engineStarted: (engine: Engine<Input, { parts: string[] }>) => void = () => undefined;
+const started = new Promise<Engine<Input, { parts: string[] }>>((resolve) => (engineStarted = resolve));
+const engine = await startEngine<Input, { parts: string[] }>({
   pool,
   databaseUrl: url,
   version: process.env.PLM_TEST_VERSION ?? 'test-1',
@@ -65,8 +68,9 @@ const engine = await startEngine<{ runId: string; steps: number }, { parts: stri
   onFenced: (error) => say({ event: 'fenced', message: error.message }),
   run: async (input, steps: RunSteps) => {
     const parts: string[] = [];
+    const work = (index: number) => async () => part(input.runId, index, (await started).executorId);
     for (let index = 0; index < input.steps; index++)
-      parts.push(await steps.step(`part-${index}`, async () => part(input.runId, index, (await started).executorId)));
+      parts.push(await (input.unsaved ? steps.unsaved(work(index)) : steps.step(`part-${index}`, work(index))));
     return { parts };
   },
 }).catch((error: Error) => {
@@ -90,10 +94,17 @@ process.on('SIGTERM', () => {
 });
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const command = JSON.parse(line) as { start?: string; steps?: number; result?: string; cancel?: string; drain?: number };
+  const command = JSON.parse(line) as {
+    start?: string;
+    steps?: number;
+    unsaved?: boolean;
+    result?: string;
+    cancel?: string;
+    drain?: number;
+  };
   try {
     if (command.start) {
-      await engine.start(command.start, { runId: command.start, steps: command.steps ?? 1 });
+      await engine.start(command.start, { runId: command.start, steps: command.steps ?? 1, unsaved: command.unsaved });
       say({ event: 'accepted', run: command.start });
     } else if (command.result) say({ event: 'result', run: command.result, outcome: await engine.result(command.result, 20_000) });
     else if (command.cancel) {

@@ -58,6 +58,28 @@ describe('the engine across processes', () => {
     });
   }, 90_000);
 
+  it('runs unsaved work again from its start in the process that takes the run over, and saves nothing of it', async () => {
+    const gates = await holdGates(url, steps('unsaved', 0, 1));
+    const a = await startEngineProcess(url);
+    const b = await startEngineProcess(url);
+    a.send({ start: 'unsaved', steps: 2, unsaved: true });
+    await a.stepStarted('unsaved', 0);
+    await gates.open('unsaved', 0);
+    await a.stepStarted('unsaved', 1);
+    a.child.kill('SIGKILL');
+    await b.stepStarted('unsaved', 1, 30_000);
+    await gates.open('unsaved', 1);
+    expect(await resultOf(b, 'unsaved')).toEqual({ status: 'done', output: { parts: ['unsaved:0', 'unsaved:1'] } });
+    expect(await starts('unsaved')).toEqual({
+      0: { [a.executorId]: 1, [b.executorId]: 1 },
+      1: { [a.executorId]: 1, [b.executorId]: 1 },
+    });
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM dbos.operation_outputs WHERE workflow_uuid = $1', [
+      'unsaved',
+    ]);
+    expect(rows[0]!.n).toBe(0);
+  }, 90_000);
+
   it('runs a run id once however many times and wherever it is started', async () => {
     const gates = await holdGates(url, [['twice', 0]]);
     const [a, b] = await Promise.all([startEngineProcess(url), startEngineProcess(url)]);

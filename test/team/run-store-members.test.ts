@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PgRunStorage } from '../../packages/team/src/index.js';
 import { newRunId } from '../../src/store/store.js';
 import { waitFor } from '../support/wait.js';
 import { storeDatabase } from './run-store-setup.js';
@@ -154,6 +155,28 @@ describe('PgRunStorage: leases', () => {
     await waitFor(() => store.leaseFresh(instance));
     await lease.stop();
     expect(await store.leaseFresh(instance)).toBe(false);
+  });
+
+  it('holds the leases of every member on one pool on one connection, each let go on its own', async () => {
+    const pool = db.newPool();
+    const [ann, bob] = [new PgRunStorage(pool, db.ann), new PgRunStorage(pool, db.bob)];
+    const [annInstance, bobInstance] = [newInstance(), newInstance()];
+    const [annLease, bobLease] = [ann.lease(annInstance), bob.lease(bobInstance)];
+    annLease.hold(new Promise(() => undefined));
+    bobLease.hold(new Promise(() => undefined));
+    await waitFor(async () => (await ann.leaseFresh(annInstance)) && (await bob.leaseFresh(bobInstance)));
+    const holders = async () =>
+      (
+        await db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'plm-%'",
+        )
+      ).rows[0]!.n;
+    expect(await holders()).toBe(1);
+    await annLease.stop();
+    expect([await ann.leaseFresh(annInstance), await bob.leaseFresh(bobInstance)]).toEqual([false, true]);
+    await bobLease.stop();
+    expect(await bob.leaseFresh(bobInstance)).toBe(false);
+    await waitFor(async () => (await holders()) === 0);
   });
 
   it('reads a name that is no instance id as gone', async () => {

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { inTransaction } from './database.js';
 import { TeamError } from './errors.js';
 import type { Period } from './members.js';
 
@@ -10,12 +9,12 @@ export type Reservation =
 
 /**
  * Reserves a run's worst case against its member's budget for the current period, and records
- * the run, in one transaction. The reservation is one conditional UPDATE of the period's row:
- * under READ COMMITTED a second process's UPDATE of the same row waits for the first to commit,
- * then checks its condition against what the first left, so two calls that each fit alone but
- * not together never both pass, whichever processes make them. No budget means no limit. A
- * worst case of null (a model with no price) cannot be held against a budget: refused where
- * there is one, recorded as 0 where there is none.
+ * the run, in one statement (plm.reserve, migration 7). The reservation is one conditional UPDATE
+ * of the period's row: under READ COMMITTED a second process's UPDATE of the same row waits for
+ * the first to commit, then checks its condition against what the first left, so two calls that
+ * each fit alone but not together never both pass, whichever processes make them. No budget
+ * means no limit. A worst case of null (a model with no price) cannot be held against a budget:
+ * refused where there is one, recorded as 0 where there is none.
  */
 export async function reserve(
   pool: pg.Pool,
@@ -23,70 +22,48 @@ export async function reserve(
 ): Promise<Reservation> {
   if (worstCaseUsd !== null && !(Number.isFinite(worstCaseUsd) && worstCaseUsd >= 0))
     throw new TeamError('bad_input', `a worst case of ${worstCaseUsd} US dollars`);
-  return inTransaction(pool, async (client) => {
-    // now() is the transaction's start, so every statement here agrees on the period.
-    const member = await client.query<{ period: Period; start: Date; resets: Date }>(
-      `SELECT period, plm.period_start(period, now()) AS start, plm.period_end(period, now()) AS resets
-       FROM plm.members WHERE id = $1 AND revoked_at IS NULL`,
-      [memberId],
-    );
-    const found = member.rows[0];
-    if (!found) throw new TeamError('no_such_member', `no member with id ${memberId} (or revoked)`);
-    await client.query('INSERT INTO plm.budget_periods (member_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-      memberId,
-      found.start,
-    ]);
-    const reserved = await client.query(
-      `UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd + COALESCE($3::numeric, 0)
-       FROM plm.members m
-       WHERE bp.member_id = $1 AND bp.period_start = $2 AND m.id = $1
-         AND (m.budget_usd IS NULL OR bp.spent_usd + bp.reserved_usd + $3::numeric <= m.budget_usd)`,
-      [memberId, found.start, worstCaseUsd],
-    );
-    if (reserved.rowCount === 1) {
-      await client.query('INSERT INTO plm.runs (id, member_id, models, period_start, reserved_usd) VALUES ($1, $2, $3, $4, $5)', [
-        runId,
-        memberId,
-        models,
-        found.start,
-        worstCaseUsd ?? 0,
-      ]);
-      return { ok: true, periodStart: found.start, resetsAt: found.resets };
-    }
-    const left = await client.query<{ budget: number; remaining: number }>(
-      `SELECT m.budget_usd::float8 AS budget, GREATEST(m.budget_usd - bp.spent_usd - bp.reserved_usd, 0)::float8 AS remaining
-       FROM plm.members m JOIN plm.budget_periods bp ON bp.member_id = m.id AND bp.period_start = $2 WHERE m.id = $1`,
-      [memberId, found.start],
-    );
-    const { budget, remaining } = left.rows[0]!;
-    return { ok: false, budgetUsd: budget, remainingUsd: remaining, period: found.period, resetsAt: found.resets, worstCaseUsd };
-  });
+  const { rows } = await pool.query<{
+    held: boolean;
+    member_period: Period;
+    starts: Date;
+    resets: Date;
+    budget: number;
+    remaining: number;
+  }>('SELECT * FROM plm.reserve($1, $2, $3, $4)', [memberId, runId, worstCaseUsd, models]);
+  const found = rows[0];
+  if (!found) throw new TeamError('no_such_member', `no member with id ${memberId} (or revoked)`);
+  if (found.held) return { ok: true, periodStart: found.starts, resetsAt: found.resets };
+  return {
+    ok: false,
+    budgetUsd: found.budget,
+    remainingUsd: found.remaining,
+    period: found.member_period,
+    resetsAt: found.resets,
+    worstCaseUsd,
+  };
 }
 
 /**
  * Turns a run's reservation into its actual cost, once: the run's row is marked settled in the
- * same transaction, so settling again (a replayed step, a second process) changes nothing.
+ * same statement, so settling again (a replayed step, a second process) changes nothing.
  * Returns whether this call was the one that settled it.
  */
 export async function settle(
   pool: pg.Pool,
   { runId, costUsd, tokens, status }: { runId: string; costUsd: number; tokens: number; status: string },
 ): Promise<boolean> {
-  return inTransaction(pool, async (client) => {
-    const run = await client.query<{ member_id: string; period_start: Date; reserved_usd: string }>(
-      `UPDATE plm.runs SET cost_usd = $2, tokens = $3, status = $4, settled_at = now()
-       WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd`,
-      [runId, costUsd, tokens, status],
-    );
-    const settled = run.rows[0];
-    if (!settled) return false;
-    await client.query(
-      `UPDATE plm.budget_periods SET reserved_usd = reserved_usd - $3, spent_usd = spent_usd + $4
-       WHERE member_id = $1 AND period_start = $2`,
-      [settled.member_id, settled.period_start, settled.reserved_usd, costUsd],
-    );
-    return true;
-  });
+  const { rows } = await pool.query<{ settled: number }>(
+    `WITH run AS (
+       UPDATE plm.runs SET cost_usd = $2, tokens = $3, status = $4, settled_at = now()
+       WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd
+     ), period AS (
+       UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd - run.reserved_usd, spent_usd = bp.spent_usd + $2
+       FROM run WHERE bp.member_id = run.member_id AND bp.period_start = run.period_start
+     )
+     SELECT count(*)::int AS settled FROM run`,
+    [runId, costUsd, tokens, status],
+  );
+  return rows[0]?.settled === 1;
 }
 
 /**
@@ -94,20 +71,17 @@ export async function settle(
  * forgets the run: it was never asked for. False when there is no such unsettled run.
  */
 export async function release(pool: pg.Pool, runId: string): Promise<boolean> {
-  return inTransaction(pool, async (client) => {
-    const run = await client.query<{ member_id: string; period_start: Date; reserved_usd: string }>(
-      'DELETE FROM plm.runs WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd',
-      [runId],
-    );
-    const released = run.rows[0];
-    if (!released) return false;
-    await client.query('UPDATE plm.budget_periods SET reserved_usd = reserved_usd - $3 WHERE member_id = $1 AND period_start = $2', [
-      released.member_id,
-      released.period_start,
-      released.reserved_usd,
-    ]);
-    return true;
-  });
+  const { rows } = await pool.query<{ released: number }>(
+    `WITH run AS (
+       DELETE FROM plm.runs WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd
+     ), period AS (
+       UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd - run.reserved_usd
+       FROM run WHERE bp.member_id = run.member_id AND bp.period_start = run.period_start
+     )
+     SELECT count(*)::int AS released FROM run`,
+    [runId],
+  );
+  return rows[0]?.released === 1;
 }
 
 /** Cents, or a hundredth of a cent below a dollar, where model calls usually cost. */

@@ -34,11 +34,20 @@ export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   return url;
 }
 
-/** A pool on `url` whose every wait has a limit (LIMITS). */
-export function openPool(url: string, { max = 10, name = 'parallel-llm-mcp' }: { max?: number; name?: string } = {}): pg.Pool {
+/**
+ * A pool on `url` whose every wait has a limit (LIMITS). With `keepIdle` (a server) a connection
+ * once opened stays open: each new one costs the database a process to start and its caches to
+ * fill, tens of milliseconds of its CPU, which a burst of calls after a quiet spell would pay again.
+ */
+export function openPool(
+  url: string,
+  { max = 10, name = 'parallel-llm-mcp', keepIdle = false }: { max?: number; name?: string; keepIdle?: boolean } = {},
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // 0: never closed for being idle; otherwise pg's default of 10 s.
+    idleTimeoutMillis: keepIdle ? 0 : 10_000,
     connectionTimeoutMillis: LIMITS.connectMs,
     statement_timeout: LIMITS.statementMs,
     lock_timeout: LIMITS.lockMs,
@@ -89,22 +98,6 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
       cause: error,
     });
   }
-}
-
-/** Runs `work` in one transaction on one connection of `pool`. */
-export function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return onOwnConnection(pool, async (client, drop) => {
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A connection that cannot even roll back is dropped rather than handed to the next caller.
-      await client.query('ROLLBACK').catch(drop);
-      throw error;
-    }
-  });
 }
 
 /** Runs `work` on one connection of `pool`, held throughout; `drop` closes it afterwards instead of handing it back. */

@@ -4,7 +4,7 @@
  * main package loads this module only for `serve --http`, `users` and `usage` (src/team/load.ts),
  * so a local install never loads or installs `pg`.
  */
-export { databaseUrl, inTransaction, isDown, LIMITS, openPool, reaching, shownUrl } from './database.js';
+export { databaseUrl, isDown, LIMITS, openPool, reaching, shownUrl } from './database.js';
 export { TeamError, type TeamErrorKind } from './errors.js';
 export { migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';

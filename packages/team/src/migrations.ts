@@ -157,4 +157,80 @@ CREATE INDEX mcp_tasks_member_created ON plm.mcp_tasks (member_id, created_at, t
 ALTER TABLE plm.mcp_sessions ADD COLUMN client_limit_ms integer CHECK (client_limit_ms >= 0);
 `,
   },
+  {
+    version: 7,
+    name: 'a text written and a budget held in one statement each',
+    sql: `
+-- Each is one round trip where a transaction of four to six statements was: with many runs at
+-- once, the runs queue on their round trips to the database. Each runs as one statement, so all
+-- of it lands or none. The p_ names keep parameters apart from the columns they are compared with.
+
+-- Replaces the complete text of a name of the member's own run (NULL when there is no such run),
+-- kept in chunks of p_chunk bytes; writers of one name take turns, as a streamed text's finish does.
+CREATE FUNCTION plm.put_text(p_run text, p_member bigint, p_name text, p_content bytea, p_chunk int) RETURNS bigint
+  LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_file bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('plm-text:' || p_run || '/' || p_name, 0));
+  INSERT INTO plm.run_files AS f (run_id, name, complete, bytes)
+    SELECT r.id, p_name, true, length(p_content) FROM plm.runs r WHERE r.id = p_run AND r.member_id = p_member AND r.stored_at IS NOT NULL
+  ON CONFLICT (run_id, name) WHERE complete DO UPDATE SET bytes = EXCLUDED.bytes, updated_at = now()
+  RETURNING f.id INTO v_file;
+  IF v_file IS NULL THEN
+    RETURN NULL;
+  END IF;
+  DELETE FROM plm.run_chunks c WHERE c.file_id = v_file;
+  INSERT INTO plm.run_chunks (file_id, seq, at_byte, data)
+    SELECT v_file, s, s::bigint * p_chunk, substring(p_content FROM s * p_chunk + 1 FOR p_chunk)
+    FROM generate_series(0, (length(p_content) + p_chunk - 1) / p_chunk - 1) AS s;
+  RETURN v_file;
+END
+$fn$;
+
+-- The streamed text p_file becomes the complete text of its name, in place of any before it;
+-- false when it was removed meanwhile.
+CREATE FUNCTION plm.finish_text(p_run text, p_member bigint, p_name text, p_file bigint) RETURNS boolean
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('plm-text:' || p_run || '/' || p_name, 0));
+  DELETE FROM plm.run_files f
+    WHERE f.run_id IN (SELECT r.id FROM plm.runs r WHERE r.id = p_run AND r.member_id = p_member AND r.stored_at IS NOT NULL)
+      AND f.name = p_name AND f.complete AND f.id <> p_file;
+  UPDATE plm.run_files f SET complete = true, updated_at = now() WHERE f.id = p_file AND NOT f.complete;
+  RETURN FOUND;
+END
+$fn$;
+
+-- Holds a run's worst case (NULL: unknown) against its member's budget for the current period and
+-- records the run, as budgets.ts's reserve describes; no row when the member is unknown or revoked.
+-- The hold is one conditional UPDATE of the period's row: a concurrent one waits for it, then
+-- checks its condition against what it left.
+CREATE FUNCTION plm.reserve(p_member bigint, p_run text, p_worst numeric, p_models text[])
+  RETURNS TABLE (held boolean, member_period text, starts timestamptz, resets timestamptz, budget float8, remaining float8)
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  -- now() is the transaction's start, so every statement here agrees on the period.
+  SELECT m.period, plm.period_start(m.period, now()), plm.period_end(m.period, now()) INTO member_period, starts, resets
+    FROM plm.members m WHERE m.id = p_member AND m.revoked_at IS NULL;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  INSERT INTO plm.budget_periods (member_id, period_start) VALUES (p_member, starts) ON CONFLICT DO NOTHING;
+  UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd + COALESCE(p_worst, 0)
+    FROM plm.members m
+    WHERE bp.member_id = p_member AND bp.period_start = starts AND m.id = p_member
+      AND (m.budget_usd IS NULL OR bp.spent_usd + bp.reserved_usd + p_worst <= m.budget_usd);
+  held := FOUND;
+  IF held THEN
+    INSERT INTO plm.runs (id, member_id, models, period_start, reserved_usd) VALUES (p_run, p_member, p_models, starts, COALESCE(p_worst, 0));
+  ELSE
+    SELECT m.budget_usd::float8, GREATEST(m.budget_usd - bp.spent_usd - bp.reserved_usd, 0)::float8 INTO budget, remaining
+      FROM plm.members m JOIN plm.budget_periods bp ON bp.member_id = m.id AND bp.period_start = starts WHERE m.id = p_member;
+  END IF;
+  RETURN NEXT;
+END
+$fn$;
+`,
+  },
 ];

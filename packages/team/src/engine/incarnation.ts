@@ -59,6 +59,7 @@ export class Incarnation<Input, Output> implements RunHost {
   readonly watchers: PeerWatchers;
   readonly steps: RunSteps = {
     step: (name, work, retries) => dbosStep(name, (cancelled) => this.gate.pass(work, cancelled), retries),
+    unsaved: (work) => this.gate.pass(work, undefined),
   };
 
   private constructor(

@@ -20,7 +20,7 @@ export interface StepRetries {
   retryIf: (error: unknown) => boolean;
 }
 
-/** What a run's function may do besides computing: each piece of I/O is a step. */
+/** What a run's function may do besides computing: each piece of I/O is a step, or unsaved work. */
 export interface RunSteps {
   /**
    * Runs `work` as the run's step `name` and returns its result, which is saved: when the run
@@ -32,11 +32,20 @@ export interface RunSteps {
    * unless given `retries`; only its last attempt's outcome is saved.
    */
   step<T>(name: string, work: (signal: AbortSignal) => Promise<T>, retries?: StepRetries): Promise<T>;
+  /**
+   * Runs `work` under this process's hold on the run, as a step is run, but saves nothing: when
+   * the run is taken over, `work` runs again from its start there. For work that keeps its own
+   * state as it goes and picks up from it, which then costs none of the engine's round trips to
+   * the database for a step. `signal` aborts when this process stops working on the run (not
+   * on a cancel, which only steps hear).
+   */
+  unsaved<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 /**
  * A run, from its small JSON input (a member and a run id, say) to its JSON output. It must
- * be deterministic: everything it reads or writes outside memory happens inside a step.
+ * be deterministic: everything it reads or writes outside memory happens inside a step (or
+ * unsaved work).
  */
 export type RunFunction<Input, Output> = (input: Input, steps: RunSteps) => Promise<Output>;
 

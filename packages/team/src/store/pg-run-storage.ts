@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { PgClaims, type Claim } from './claims.js';
 import { DEFAULT_OP_MS, StoreDb } from './db.js';
-import { PgLease, leaseConnectionName, leaseHeld } from './lease.js';
+import { PgLease, leaseHeld, leaseHolder } from './lease.js';
 import { RUN_ID, checkName } from './names.js';
 import { PgRunPlace, type Origin } from './place.js';
 import { RunStoreError } from './errors.js';
@@ -90,10 +90,10 @@ export class PgRunStorage {
     return this.claims.take(key, next);
   }
 
+  /** A lease on the connection that holds the leases of every instance on this pool in this process. */
   lease(instance: string): PgLease {
     const config: pg.ClientConfig = {
       ...this.pool.options,
-      application_name: leaseConnectionName(instance),
       connectionTimeoutMillis: this.db.opMs,
       query_timeout: this.db.opMs,
       statement_timeout: this.db.opMs,
@@ -102,7 +102,7 @@ export class PgRunStorage {
       keepAliveInitialDelayMillis: 5_000,
       options: [this.pool.options.options, LEASE_KEEPALIVES].filter(Boolean).join(' '),
     };
-    return new PgLease(config, instance, this.options.leaseLingerMs);
+    return new PgLease(leaseHolder(this.pool, config), instance, this.options.leaseLingerMs);
   }
 
   /** Whether `instance` holds its lease now; the age does not matter, so `maxAgeMs` is not used. */

@@ -4,9 +4,6 @@ import { RunStoreError } from './errors.js';
 /** A text written whole is kept in chunks of at most this many bytes, so the start of a long one reads alone. */
 const WHOLE_CHUNK_BYTES = 1024 * 1024;
 
-/** Serializes the steps that replace one run's text of one name, across processes, for one transaction. */
-const NAME_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('plm-text:' || $1 || '/' || $2, 0))";
-
 /** Where one of the run's rows may be touched: only the member's own run, and only once the store made its place. */
 const OWN_RUN = 'SELECT id FROM plm.runs WHERE id = $1 AND member_id = $2 AND stored_at IS NOT NULL';
 
@@ -21,22 +18,14 @@ export class TextRows {
     readonly runId: string,
   ) {}
 
-  /** Replaces the text `name` with `content` in one transaction: readers see the old text or the new. */
+  /** Replaces the text `name` with `content`, in one statement: readers see the old text or the new. */
   async putWhole(name: string, content: Buffer): Promise<void> {
-    await this.db.transaction(`writing ${name} of run ${this.runId}`, async (query) => {
-      // An upsert locks the complete row of this name (or makes it), so writers of one name take turns.
-      const file = await query<{ id: string }>(
-        `INSERT INTO plm.run_files (run_id, name, complete, bytes) SELECT id, $3, true, $4 FROM (${OWN_RUN}) run
-         ON CONFLICT (run_id, name) WHERE complete DO UPDATE SET bytes = EXCLUDED.bytes, updated_at = now() RETURNING id`,
-        [this.runId, this.memberId, name, content.length],
-      );
-      const id = this.found(file.rows[0]?.id);
-      await query('DELETE FROM plm.run_chunks WHERE file_id = $1', [id]);
-      for (let at = 0, seq = 0; at < content.length; at += WHOLE_CHUNK_BYTES, seq++) {
-        const data = content.subarray(at, at + WHOLE_CHUNK_BYTES);
-        await query('INSERT INTO plm.run_chunks (file_id, seq, at_byte, data) VALUES ($1, $2, $3, $4)', [id, seq, at, data]);
-      }
-    });
+    const file = await this.db.query<{ id: string | null }>(
+      `writing ${name} of run ${this.runId}`,
+      'SELECT plm.put_text($1, $2, $3, $4, $5) AS id',
+      [this.runId, this.memberId, name, content, WHOLE_CHUNK_BYTES],
+    );
+    this.found(file.rows[0]?.id ?? undefined);
   }
 
   /** A row for a text that streams in, seen by no reader until `complete`. */
@@ -61,17 +50,12 @@ export class TextRows {
 
   /** The streamed text becomes `name`'s, in place of any before it. */
   async complete(name: string, fileId: string): Promise<void> {
-    await this.db.transaction(`finishing ${name} of run ${this.runId}`, async (query) => {
-      await query(NAME_LOCK, [this.runId, name]);
-      await query(`DELETE FROM plm.run_files WHERE run_id IN (${OWN_RUN}) AND name = $3 AND complete AND id <> $4`, [
-        this.runId,
-        this.memberId,
-        name,
-        fileId,
-      ]);
-      const done = await query('UPDATE plm.run_files SET complete = true, updated_at = now() WHERE id = $1 AND NOT complete', [fileId]);
-      if (done.rowCount !== 1) throw new RunStoreError('ERR_STORE_UNSAFE', `${name} of run ${this.runId} was removed while it was written`);
-    });
+    const { rows } = await this.db.query<{ done: boolean }>(
+      `finishing ${name} of run ${this.runId}`,
+      'SELECT plm.finish_text($1, $2, $3, $4) AS done',
+      [this.runId, this.memberId, name, fileId],
+    );
+    if (!rows[0]?.done) throw new RunStoreError('ERR_STORE_UNSAFE', `${name} of run ${this.runId} was removed while it was written`);
   }
 
   /** Removes a streamed text that will not be finished, with its chunks. */

@@ -55,11 +55,16 @@ export class PgTextWriter {
   /** Resolves with the text's name once the whole text is kept under it; on any failure, nothing of it is left. */
   async finish(): Promise<string> {
     this.ended = true;
-    await this.drain();
     try {
-      if (this.failure) throw this.failure.error;
-      this.fileId ??= this.rows.open(this.name);
-      await this.rows.complete(this.name, await this.fileId);
+      if (this.fileId === undefined) {
+        // Whole before its first batch went out, as most answers of a few seconds are: one statement keeps it.
+        clearTimeout(this.timer);
+        await this.rows.putWhole(this.name, this.take());
+      } else {
+        await this.drain();
+        if (this.failure) throw this.failure.error;
+        await this.rows.complete(this.name, await this.fileId);
+      }
     } catch (error) {
       await this.remove();
       throw error;
