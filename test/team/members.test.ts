@@ -82,7 +82,7 @@ describe('budgets per call', () => {
       let settling: number | undefined;
       await waitFor(async () => {
         const { rows } = await pool.query<{ pid: number }>(
-          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE plm.budget_periods%spent_usd = spent_usd +%'",
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE plm.budget_periods%spent_usd = bp.spent_usd +%'",
         );
         settling = rows[0]?.pid;
         return settling !== undefined;

@@ -26,8 +26,8 @@ describe('migrations', () => {
     // The engine's own migrations run on other connections while this one only holds the lock, idle.
     await underMigrationLock(pool, async (client) => {
       const ended = new Promise((resolve) => client.once('end', resolve));
-      const holder = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted");
-      await other.query('SELECT pg_terminate_backend($1)', [holder.rows[0]!.pid]);
+      const held = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await other.query('SELECT pg_terminate_backend($1)', [held.rows[0]!.pid]);
       await ended;
     });
     expect(await migrate(other)).toEqual(MIGRATIONS.map((migration) => migration.version));
