@@ -34,6 +34,8 @@ Options:
   --host H           the address to listen on (default 127.0.0.1)
   --port P           the port (default 8787; 0 picks a free one, printed on stderr)
   --drain-seconds S  how long a stop waits for runs going on (default 120)
+  --connections N    this process's connections to the database, kept open (default 6, at
+                     least 3: two of them listen for notifications)
   -h, --help         this text
 `;
 
@@ -44,7 +46,7 @@ const CLOSE_MS = 2_000;
 export async function serveCommand(args: string[]): Promise<number> {
   const line = readCommandLine('serve', args, {
     words: false,
-    options: { http: 'boolean', host: 'string', port: 'string', 'drain-seconds': 'string' },
+    options: { http: 'boolean', host: 'string', port: 'string', 'drain-seconds': 'string', connections: 'string' },
   });
   if (line.kind !== 'run') return answer(line, SERVE_HELP);
   if (!line.values.http)
@@ -55,6 +57,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   const drainSeconds = Number(line.values['drain-seconds'] ?? 120);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 86_400)
     return answer(commandError('serve', `--drain-seconds takes 0 to 86400, not "${line.values['drain-seconds']}"`), SERVE_HELP);
+  const connections = Number(line.values.connections ?? 6);
+  if (!Number.isInteger(connections) || connections < 3 || connections > 1000)
+    return answer(commandError('serve', `--connections takes 3 to 1000, not "${line.values.connections}"`), SERVE_HELP);
   const host = (line.values.host as string | undefined) ?? '127.0.0.1';
   return withTeamDatabase(
     'serve',
@@ -72,7 +77,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     // Each connection is a database process to start and warm up, and more than the database
     // has cores only queue there instead of here: a few, kept open. Two of them listen for
     // notifications (ours and the engine's); a call holds one of the others only for a statement.
-    { connections: 6, keepIdle: true },
+    { connections, keepIdle: true },
   );
 }
 

@@ -22,11 +22,15 @@ beforeAll(async () => {
   postgres = await startPostgres();
   pool = openPool(postgres.url);
   await migrate(pool);
-  server = spawn(process.execPath, [path.join(inject('cliDir'), 'dist', 'bin.js'), 'serve', '--http', '--port', '0'], {
-    cwd: await tempDir('plm-serve-'),
-    env: { PATH: process.env.PATH ?? '', PARALLEL_LLM_DATABASE_URL: postgres.url, OPENROUTER_API_KEY: VALID_KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  server = spawn(
+    process.execPath,
+    [path.join(inject('cliDir'), 'dist', 'bin.js'), 'serve', '--http', '--port', '0', '--connections', '3'],
+    {
+      cwd: await tempDir('plm-serve-'),
+      env: { PATH: process.env.PATH ?? '', PARALLEL_LLM_DATABASE_URL: postgres.url, OPENROUTER_API_KEY: VALID_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   server.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || server.exitCode !== null, 20_000);
@@ -72,6 +76,16 @@ function request(method: string, pathname: string, headers: Record<string, strin
 const call = (token?: string) => request('POST', '/mcp', token === undefined ? {} : { Authorization: `Bearer ${token}` }, undefined);
 
 describe('serve --http: health, auth and the database', () => {
+  it('keeps to the connections it is given: 20 health checks at once open at most 3', async () => {
+    const replies = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/healthz', {}, '')));
+    expect(replies.map((reply) => reply.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    const { rows } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'parallel-llm-mcp serve'",
+    );
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    expect(rows[0]!.n).toBeLessThanOrEqual(3);
+  });
+
   it('answers /healthz 200 while the database answers', async () => {
     const health = await request('GET', '/healthz', {}, '');
     expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok' }]);
@@ -136,5 +150,6 @@ describe('serve --http: health, auth and the database', () => {
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/^parallel-llm-mcp serve: PARALLEL_LLM_DATABASE_URL is not set/);
     expect((await cli(['serve'])).stderr).toContain('parallel-llm-mcp serve: needs --http');
+    expect((await cli(['serve', '--http', '--connections', '2'])).stderr).toContain('--connections takes 3 to 1000, not "2"');
   });
 });
