@@ -27,7 +27,6 @@ export interface Drivable {
 const SETTLE_RETRIES = { maxAttempts: 10, intervalSeconds: 1, backoffRate: 2 } as const;
 
 /**
-/**
  * The engine's run function: the run carried to its end in this process (the one that started it,
  * or the one that took it over when that one died, asking only what is missing), then its cost
  * settled once. The run is unsaved work, not a step: the run store keeps its state as it goes (its
