@@ -61,6 +61,19 @@ export function openPool(
 }
 
 /** Postgres error codes that mean "the database is not there", as opposed to a bad statement. */
+/** The advisory lock of executor (or run-code instance) `$1`: held for as long as it lives, watched by its peers. */
+export const EXECUTOR_LOCK = "hashtextextended('plm-exec:' || $1, 0)";
+
+/**
+ * The server drops a connection whose client stopped answering within about 11 s (5 s idle,
+ * then 3 probes 2 s apart), or whose data goes unacknowledged for 10 s: a lost machine's
+ * lock is let go as fast as that. For a connection that holds such a lock.
+ */
+export const KEEPALIVES = ['tcp_keepalives_idle=5', 'tcp_keepalives_interval=2', 'tcp_keepalives_count=3', 'tcp_user_timeout=10000'];
+
+/** SQLSTATEs of a wait that reached its limit: a statement cancelled by statement_timeout, a lock not had within lock_timeout. */
+export const WAIT_ENDED = new Set(['57014', '55P03']);
+
 const DOWN_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

@@ -1,12 +1,5 @@
 import pg from 'pg';
-import { LIMITS } from '../database.js';
-
-/**
- * The server drops a connection whose client stopped answering within about 11 s (5 s idle,
- * then 3 probes 2 s apart), or whose data goes unacknowledged for 10 s: a lost machine's
- * liveness lock is let go as fast as that.
- */
-const KEEPALIVES = ['tcp_keepalives_idle=5', 'tcp_keepalives_interval=2', 'tcp_keepalives_count=3', 'tcp_user_timeout=10000'];
+import { KEEPALIVES, LIMITS } from '../database.js';
 
 /**
  * A connection of the engine's own, outside the pool: each liveness lock and each watch needs

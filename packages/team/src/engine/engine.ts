@@ -53,7 +53,7 @@ class TeamEngine<Input, Output> implements Engine<Input, Output> {
   }
 
   get executorId(): string {
-    return this.#current?.executorId ?? this.#lastId;
+    return this.#lastId;
   }
 
   start(runId: string, input: Input): Promise<void> {

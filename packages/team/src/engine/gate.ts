@@ -18,11 +18,6 @@ export class StepGate {
     return this.#closed;
   }
 
-  /** The steps running now. */
-  get inFlight(): number {
-    return this.#inFlight.size;
-  }
-
   async pass<T>(work: (signal: AbortSignal) => Promise<T>, cancelled: AbortSignal | undefined): Promise<T> {
     if (this.#closed) return forever();
     try {

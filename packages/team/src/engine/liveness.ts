@@ -2,14 +2,13 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { closeClient, dedicatedClient } from './connection.js';
+import { EXECUTOR_LOCK } from '../database.js';
 import { TeamError } from '../errors.js';
 
 /** A live process's liveness connection is named this, then its executor id (pg_stat_activity). */
-export const LIVE_PREFIX = 'plm-live:';
+const LIVE_PREFIX = 'plm-live:';
 /** The channel on which a starting process announces its executor id. */
 const CHANNEL = 'plm_exec';
-/** The advisory lock of executor `$1`: held by its process's liveness connection for its whole life. */
-export const EXECUTOR_LOCK = "hashtextextended('plm-exec:' || $1, 0)";
 /** How long a liveness statement may take before this process counts its hold as lost. */
 const CONFIRM_MS = 5_000;
 

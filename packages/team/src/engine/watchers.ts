@@ -1,13 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import { EXECUTOR_LOCK, WAIT_ENDED } from '../database.js';
 import { closeClient, dedicatedClient } from './connection.js';
-import { EXECUTOR_LOCK } from './liveness.js';
 import type { EngineLogger } from './types.js';
 
-/** SQLSTATEs of a lock wait that reached its limit (lock_timeout, statement_timeout): the peer still holds it. */
-const WAIT_ENDED = new Set(['55P03', '57014']);
-
-export interface WatchOptions {
+interface WatchOptions {
   url: string;
   selfId: string;
   logger: EngineLogger;

@@ -1,4 +1,4 @@
-import { isDown } from '../database.js';
+import { WAIT_ENDED, isDown } from '../database.js';
 import { TeamError } from '../errors.js';
 
 /** The same codes as the local file store's StoreError (src/store/store-error.ts): the run code branches on `code`. */
@@ -24,14 +24,11 @@ export class RunStoreError extends Error {
   }
 }
 
-/** A statement cancelled by statement_timeout, or a lock not had within lock_timeout. */
-const TIMED_OUT = new Set(['57014', '55P03']);
-
 /** What `what` met, as data: an unreachable or silent database is database_down; anything else is passed on. */
 export function storeFault(what: string, error: unknown): unknown {
   if (error instanceof TeamError || error instanceof RunStoreError) return error;
   const code = (error as { code?: unknown }).code;
-  if (isDown(error) || (typeof code === 'string' && TIMED_OUT.has(code)))
+  if (isDown(error) || (typeof code === 'string' && WAIT_ENDED.has(code)))
     return new TeamError('database_down', `${what}: the database did not answer (${(error as Error).message})`, { cause: error });
   return error;
 }

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { EXECUTOR_LOCK } from '../database.js';
 import type { StoreDb } from './db.js';
 import { checkName } from './names.js';
 
 /** An instance id as the run code makes it. */
 const INSTANCE = /^[0-9a-f]{8,48}$/;
-
-/** The lock an instance holds for as long as its lease: the same key any peer of the engine watches. */
-const KEY_SQL = "hashtextextended('plm-exec:' || $1, 0)";
 
 /** How long a lease outlives its last run, so calls made one after another keep their lock. */
 const LINGER_MS = 10_000;
@@ -109,12 +107,12 @@ export class LeaseHolder {
     try {
       const client = this.client ?? (await this.open());
       for (const instance of [...this.locked].filter((held) => !this.wanted.has(held))) {
-        await client.query(`SELECT pg_advisory_unlock(${KEY_SQL})`, [instance]);
+        await client.query(`SELECT pg_advisory_unlock(${EXECUTOR_LOCK})`, [instance]);
         this.locked.delete(instance);
       }
       let refused = false;
       for (const instance of [...this.wanted].filter((wanted) => !this.locked.has(wanted))) {
-        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${KEY_SQL}) AS locked`, [instance]);
+        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${EXECUTOR_LOCK}) AS locked`, [instance]);
         if (rows[0]?.locked) this.locked.add(instance);
         else refused = true;
       }
@@ -183,7 +181,7 @@ export async function leaseHeld(db: StoreDb, instance: string): Promise<boolean>
        SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND l.classid::bigint = (${KEY_SQL} >> 32) & 4294967295 AND l.objid::bigint = ${KEY_SQL} & 4294967295
+         AND l.classid::bigint = (${EXECUTOR_LOCK} >> 32) & 4294967295 AND l.objid::bigint = ${EXECUTOR_LOCK} & 4294967295
          AND starts_with(a.application_name, $2)
      ) AS held`,
     [instance, HOLDER_PREFIX],

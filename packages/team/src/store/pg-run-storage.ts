@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { KEEPALIVES } from '../database.js';
 import { PgClaims, type Claim } from './claims.js';
 import { DEFAULT_OP_MS, StoreDb } from './db.js';
 import { PgLease, leaseHeld, leaseHolder } from './lease.js';
@@ -100,7 +101,7 @@ export class PgRunStorage {
       // The server notices a lost machine within about 15 s and lets its lock go.
       keepAlive: true,
       keepAliveInitialDelayMillis: 5_000,
-      options: [this.pool.options.options, LEASE_KEEPALIVES].filter(Boolean).join(' '),
+      options: [this.pool.options.options, ...KEEPALIVES.map((setting) => `-c ${setting}`)].filter(Boolean).join(' '),
     };
     return new PgLease(leaseHolder(this.pool, config), instance, this.options.leaseLingerMs);
   }
@@ -128,9 +129,6 @@ export class PgRunStorage {
       .catch(() => undefined);
   }
 }
-
-/** The server's side of the lease connection's keepalives: probe after 5 s idle, every 2 s, 3 times; give up on unacknowledged data after 10 s. */
-const LEASE_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3 -c tcp_user_timeout=10000';
 
 /** postgres://HOST:PORT/DATABASE, with no user or password. */
 function databaseShown(config: pg.PoolConfig): string {

@@ -38,8 +38,8 @@ export class PgRunPlace {
     return fileName;
   }
 
-  /** `flush` asks for nothing more here: a committed chunk is already durable. */
-  writer(fileName: string, _options: { flush?: boolean } = {}): PgTextWriter {
+  /** For an answer as it streams; each committed chunk is already durable. */
+  writer(fileName: string): PgTextWriter {
     checkName(fileName, FILE_NAME, 'file name');
     return new PgTextWriter(this.rows, fileName, this.options.batching, () => this.written.add(fileName));
   }

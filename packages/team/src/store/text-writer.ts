@@ -7,7 +7,7 @@ export interface Batching {
 }
 
 /** 200 ms keeps a slow model's text close behind it; past four batches not yet written, the writer asks to be waited for. */
-export const DEFAULT_BATCHING: Batching = { batchChars: 64 * 1024, batchMs: 200 };
+const DEFAULT_BATCHING: Batching = { batchChars: 64 * 1024, batchMs: 200 };
 const HIGH_WATER_BATCHES = 4;
 
 /** A high surrogate: the first half of a character whose second half may come with the next piece. */
