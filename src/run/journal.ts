@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ContentSink } from '../openrouter/decode.js';
 import { fileIn, fileSafe, type RunPlace, type TextWriter } from '../store/store.js';
-import { CATCH_UP_BACKOFF, CoalescingWriter, type Backoff } from './coalesce.js';
+import { CoalescingWriter, type Backoff } from './coalesce.js';
 import type { AnsweredRanker, CouncilRecord, RankerRecord, RunRecord } from './record.js';
 import { stepUsages, sumUsage } from './usage.js';
 
@@ -21,7 +21,7 @@ export class RunJournal {
     private readonly warn: (message: string) => void,
     private readonly log: Logger,
     /** How a refused record is tried again. */
-    catchUp: Backoff = CATCH_UP_BACKOFF,
+    catchUp?: Backoff,
   ) {
     this.writes = place && new CoalescingWriter(async (name, text) => void (await place.write(name, text)), catchUp);
   }

@@ -16,7 +16,7 @@ const ENDED_STATES = new Set(['Z', 'X', 'x']);
 export class Liveness {
   private readonly ours = new Set<string>();
   private readonly running = new Set<string>();
-  private readonly view = readOwnKernelView();
+  private readonly view = ownKernelView();
 
   constructor(
     private readonly store: Pick<RunStorage, 'leaseFresh'> | undefined,
@@ -117,6 +117,13 @@ export async function readProcStat(pid: number, signal: AbortSignal): Promise<Pr
     if (['ENOENT', 'ESRCH'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw error;
   }
+}
+
+/** This process's own view is the same for its whole life: read once, however many Liveness it makes (one per team member). */
+let own: { view: KernelView | undefined } | undefined;
+function ownKernelView(): KernelView | undefined {
+  own ??= { view: readOwnKernelView() };
+  return own.view;
 }
 
 /**

@@ -22,7 +22,7 @@ import type { IndexedAnswer } from '../prompts/anonymise.js';
 import type { RunTexts } from './service.js';
 
 /** Why a run stopped before its end: a user's cancel, or its process stopping (it is resumed later). */
-export class RunStopped extends Error {
+class RunStopped extends Error {
   constructor(
     readonly status: 'cancelled' | 'interrupted',
     message: string,

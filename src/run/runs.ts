@@ -72,7 +72,7 @@ export class Runs {
   /** Joining an existing run costs nothing and is never refused; a new or resumed one may be. */
   async start(request: RunRequest, { fresh = false, maxCostUsd }: StartOptions = {}): Promise<Start> {
     refuseKeyAsModel(request, this.options.redact);
-    const key = requestKey(request, this.options.upstream);
+    const key = this.keyOf(request);
     // The same request twice at the same moment: the second joins what the first finds or starts.
     const starting = fresh ? undefined : this.starting.get(key);
     if (starting) {
