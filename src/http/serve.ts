@@ -96,7 +96,7 @@ async function serve(team: Team, pool: pg.Pool, config: Config, options: { host:
       return createServer({
         config,
         service,
-        store: service.store,
+        store: async () => service.store,
         tasks: memberTaskRecords(team, pool, member),
         session,
         logger: logger.child({ member: member.name }),

@@ -29,7 +29,7 @@ export const RUN_PAGE_TOOL = 'get_run_page';
  */
 export function registerRunApp(
   server: McpServer,
-  runs: { service: RunService; store: RunStorage | undefined },
+  runs: { service: RunService; store: () => Promise<RunStorage | undefined> },
   config: Config,
   shownBy: RegisteredTool[],
 ): void {
@@ -66,7 +66,7 @@ export function registerRunApp(
     async ({ run_id }): Promise<CallToolResult> => {
       // Loaded when the page first asks: it reads run folders, which a server whose runs are the run host's never does otherwise.
       const { isMissing, runPage } = await import('../view/page-data.js');
-      const page = await runPage(service, store, config, run_id);
+      const page = await runPage(service, await store(), config, run_id);
       if (!page.ok) {
         const text = isMissing(page.error) ? `No run ${run_id}: ${page.error.message}` : page.error.message;
         return { content: [{ type: 'text', text }], isError: true };

@@ -29,8 +29,8 @@ export interface ServerDeps {
   config: Config;
   /** The runs: the run host's, reached over its socket, or this process's own. */
   service: RunService;
-  /** Where the service keeps the runs' texts, which the run page reads (undefined: nowhere). */
-  store: RunStorage | undefined;
+  /** Where the service keeps the runs' texts, which the run page reads (undefined: nowhere); asked for only then, so start-up loads no store. */
+  store: () => Promise<RunStorage | undefined>;
   logger: Logger;
   version: string;
   /** How often a waiting call reports progress (at most every 10 s is promised). */

@@ -1,4 +1,3 @@
-import { runStorage } from '../store/run-store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
@@ -7,7 +6,7 @@ import { RunHostClient } from '../host/client.js';
 import { createLogger } from '../log/logger.js';
 import { LineTransport } from './line-transport.js';
 import { createSetupErrorServer } from './setup-error-server.js';
-import { createServer } from './server.js';
+import { createServer, type ServerDeps } from './server.js';
 import { exitOnDisconnect, type ClientGone, type Stops } from './shutdown.js';
 import { packageVersion } from '../version.js';
 
@@ -40,7 +39,14 @@ async function serveSetupError(problem: string): Promise<void> {
 async function serve(config: Config, logger: Logger): Promise<void> {
   const version = packageVersion();
   const service = new RunHostClient(config, logger, version);
-  const server = createServer({ config, service, store: runStorage(config), logger, version });
+  let store: ReturnType<ServerDeps['store']> | undefined;
+  const server = createServer({
+    config,
+    service,
+    store: () => (store ??= import('../store/run-store.js').then(({ runStorage }) => runStorage(config))),
+    logger,
+    version,
+  });
   await connectStdio(
     server,
     {

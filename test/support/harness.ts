@@ -94,7 +94,7 @@ export async function startHarness(
     server: createServer({
       config,
       service,
-      store: runStorage(config),
+      store: async () => runStorage(config),
       logger: silentLogger,
       version: '0.0.0-test',
       heartbeatMs: options.heartbeatMs,
