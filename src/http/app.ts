@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type { Team } from '../team/load.js';
 import { bearerAuth } from './auth.js';
-import { rpcError, send } from './replies.js';
+import { STOPPING, rpcError, send } from './replies.js';
 import type { Member } from '../team/run-storage.js';
 
 /** /healthz's limit on the database's answer. */
@@ -40,7 +40,7 @@ export function teamRoutes(
       if (pathname !== '/mcp') return send(res, 404, { error: 'not found: MCP is served at /mcp' });
       // Connection: close, so a body nobody will read is not waited for on a kept-alive connection.
       if (draining)
-        return send(res, 503, rpcError('this server is stopping and takes no new call; try again (another process serves it)'), {
+        return send(res, 503, rpcError(STOPPING), {
           'Retry-After': '5',
           Connection: 'close',
         });

@@ -1,8 +1,8 @@
 import { Redactor } from '../openrouter/redact.js';
 import type { RunRequest } from '../run/request.js';
 import type { StartRefusal } from '../run/start-refusal.js';
+import { STOPPING } from './replies.js';
 
-const STOPPING = 'this server is stopping and takes no new call; call again (another process serves it)';
 /**
  * The prompt would go to every model as it is, and be kept redacted, so a run taken over could
  * not be rebuilt from its record; a member never holds the server's key in the first place.

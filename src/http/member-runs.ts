@@ -39,10 +39,11 @@ export function teamRuns(config: Config, client: OpenRouterClient, logger: Logge
     serviceFor(member: Member): MemberRunService {
       let service = services.get(member.id);
       if (!service) {
-        const budget = new MemberBudget(team, pool, member.id, logger.child({ member: member.name }));
+        const log = logger.child({ member: member.name });
+        const budget = new MemberBudget(team, pool, member.id, log);
         // In the team database, always: any process then reads any run, and takes over one whose process died.
         const store = memberRunStorage(team, pool, member);
-        const local = localRuns(config, client, logger.child({ member: member.name }), {
+        const local = localRuns(config, client, log, {
           limiter,
           team: { store, prices, reserve: budget.reserve, member: member.id },
         });
