@@ -113,9 +113,15 @@ export async function reaching<T>(url: string, work: () => Promise<T>): Promise<
   }
 }
 
-/** Runs `work` on one connection of `pool`, held throughout; `drop` closes it afterwards instead of handing it back. */
-export async function onOwnConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, drop: () => void) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/**
+ * Runs `work` on one connection from `connect` (a pool's), held throughout and always handed
+ * back; `drop` closes it afterwards instead, as does an error event while it is held.
+ */
+export async function onOwnConnection<T>(
+  connect: () => Promise<pg.PoolClient>,
+  work: (client: pg.PoolClient, drop: () => void) => Promise<T>,
+): Promise<T> {
+  const client = await connect();
   let broken = false;
   const drop = () => void (broken = true);
   // A connection that breaks while held tells its statement, which fails, and emits an error, which unheard would end the process.

@@ -20,20 +20,23 @@ const SLICE = '250ms';
  * for longer.
  */
 export function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return onOwnConnection(pool, async (client, drop) => {
-    try {
-      await takeTurn(client);
+  return onOwnConnection(
+    () => pool.connect(),
+    async (client, drop) => {
       try {
-        return await work(client);
-      } finally {
-        await client.query(UNLOCK_SQL).catch(drop);
+        await takeTurn(client);
+        try {
+          return await work(client);
+        } finally {
+          await client.query(UNLOCK_SQL).catch(drop);
+        }
+      } catch (error) {
+        // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
+        drop();
+        throw error;
       }
-    } catch (error) {
-      // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
-      drop();
-      throw error;
-    }
-  });
+    },
+  );
 }
 
 async function takeTurn(client: pg.PoolClient): Promise<void> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { onOwnConnection } from '../database.js';
 import { TeamError } from '../errors.js';
 import { storeFault } from './errors.js';
 
@@ -43,27 +44,19 @@ export class StoreDb {
     });
   }
 
-  private async on<T>(what: string, work: (query: Query) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.connect(what);
-    } catch (error) {
-      throw storeFault(what, error);
-    }
-    const query: Query = (text, values) => client.query({ text, values, query_timeout: this.opMs } as pg.QueryConfig);
-    // A connection lost between two statements is reported as an event: the next statement fails with it.
-    const lost = () => undefined;
-    client.on('error', lost);
-    try {
-      const result = await work(query);
-      client.off('error', lost).release();
-      return result;
-    } catch (error) {
-      const fault = storeFault(what, error);
-      // A connection that timed out or broke is dropped rather than handed to the next caller.
-      client.off('error', lost).release(fault instanceof TeamError);
-      throw fault;
-    }
+  private on<T>(what: string, work: (query: Query) => Promise<T>): Promise<T> {
+    const connect = () => this.connect(what).catch((error: unknown) => Promise.reject(storeFault(what, error)));
+    return onOwnConnection(connect, async (client, drop) => {
+      const query: Query = (text, values) => client.query({ text, values, query_timeout: this.opMs } as pg.QueryConfig);
+      try {
+        return await work(query);
+      } catch (error) {
+        const fault = storeFault(what, error);
+        // A connection that timed out or broke is dropped rather than handed to the next caller.
+        if (fault instanceof TeamError) drop();
+        throw fault;
+      }
+    });
   }
 
   /** A connection from the pool within the limit; one that comes later goes back to the pool unused. */
