@@ -132,3 +132,16 @@ export async function onOwnConnection<T>(
     client.off('error', drop).release(broken);
   }
 }
+
+/** Closes `client`, giving up after `limitMs` on a server that does not answer (the socket is destroyed then). */
+export async function closeClient(client: pg.Client, limitMs = 1_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, limitMs);
+  });
+  await Promise.race([client.end().catch(() => undefined), late]);
+  clearTimeout(timer);
+}

@@ -21,16 +21,3 @@ export function dedicatedClient(url: string, applicationName: string, waitMs: nu
   client.on('error', () => undefined);
   return client;
 }
-
-/** Closes `client`, giving up after a second on a server that does not answer (the socket is destroyed then). */
-export async function closeClient(client: pg.Client): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      resolve();
-    }, 1_000);
-  });
-  await Promise.race([client.end().catch(() => undefined), late]);
-  clearTimeout(timer);
-}

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { closeClient, dedicatedClient } from './connection.js';
-import { EXECUTOR_LOCK } from '../database.js';
+import { dedicatedClient } from './connection.js';
+import { closeClient, EXECUTOR_LOCK } from '../database.js';
 import { TeamError } from '../errors.js';
 
 /** A live process's liveness connection is named this, then its executor id (pg_stat_activity). */

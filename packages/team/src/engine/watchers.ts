@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { EXECUTOR_LOCK, WAIT_ENDED } from '../database.js';
-import { closeClient, dedicatedClient } from './connection.js';
+import { closeClient, EXECUTOR_LOCK, WAIT_ENDED } from '../database.js';
+import { dedicatedClient } from './connection.js';
 import type { EngineLogger } from './types.js';
 
 interface WatchOptions {

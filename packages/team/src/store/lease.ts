@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { EXECUTOR_LOCK } from '../database.js';
+import { closeClient, EXECUTOR_LOCK } from '../database.js';
 import type { StoreDb } from './db.js';
 import { checkName } from './names.js';
 
@@ -156,10 +156,7 @@ export class LeaseHolder {
     const client = this.client;
     this.client = undefined;
     this.locked.clear();
-    if (!client) return;
-    const ending = client.end().catch(() => undefined);
-    const limit = new Promise<void>((resolve) => setTimeout(resolve, this.config.connectionTimeoutMillis ?? 3_000).unref());
-    await Promise.race([ending, limit]);
+    if (client) await closeClient(client, this.config.connectionTimeoutMillis ?? 3_000);
   }
 
   private step(work: () => Promise<void>): Promise<void> {
