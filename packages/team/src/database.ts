@@ -133,6 +133,23 @@ export async function onOwnConnection<T>(
   }
 }
 
+/**
+ * Takes the session advisory lock `key` (an SQL expression of `values`) on `client`. A wait that
+ * reaches its limit fails with the SQLSTATE `code`; it is asked again while `again(code)` holds,
+ * so each wait stays bounded however long the lock is held elsewhere.
+ */
+export async function advisoryLock(client: pg.ClientBase, key: string, values: unknown[], again: (code: string) => boolean): Promise<void> {
+  for (;;) {
+    try {
+      await client.query(`SELECT pg_advisory_lock(${key})`, values);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !again(code)) throw error;
+    }
+  }
+}
+
 /** Closes `client`, giving up after `limitMs` on a server that does not answer (the socket is destroyed then). */
 export async function closeClient(client: pg.Client, limitMs = 1_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,10 +1,9 @@
 import type pg from 'pg';
-import { onOwnConnection } from './database.js';
+import { advisoryLock, onOwnConnection } from './database.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 /** One key for every process that migrates this database; taken on a connection of its own. */
-const LOCK_SQL = "SELECT pg_advisory_lock(hashtextextended('plm-migrate', 0))";
-const UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtextextended('plm-migrate', 0))";
+const LOCK = "hashtextextended('plm-migrate', 0)";
 
 /** How long the migrations of processes starting at once may keep one waiting for its turn. */
 const TURN_MS = 60_000;
@@ -28,7 +27,7 @@ export function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClien
         try {
           return await work(client);
         } finally {
-          await client.query(UNLOCK_SQL).catch(drop);
+          await client.query(`SELECT pg_advisory_unlock(${LOCK})`).catch(drop);
         }
       } catch (error) {
         // A connection that failed mid-way (a lock_timeout not reset, a lock not let go) is closed rather than reused.
@@ -42,14 +41,8 @@ export function underMigrationLock<T>(pool: pg.Pool, work: (client: pg.PoolClien
 async function takeTurn(client: pg.PoolClient): Promise<void> {
   const deadline = Date.now() + TURN_MS;
   await client.query(`SET lock_timeout = '${SLICE}'`);
-  for (;;) {
-    try {
-      await client.query(LOCK_SQL);
-      break;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== '55P03' || Date.now() > deadline) throw error;
-    }
-  }
+  // Only a lock_timeout (55P03) ends a slice; anything else, or the turn's end, is an error.
+  await advisoryLock(client, LOCK, [], (code) => code === '55P03' && Date.now() <= deadline);
   await client.query('RESET lock_timeout');
 }
 

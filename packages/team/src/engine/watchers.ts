@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { closeClient, EXECUTOR_LOCK, WAIT_ENDED } from '../database.js';
+import { advisoryLock, closeClient, EXECUTOR_LOCK, WAIT_ENDED } from '../database.js';
 import { dedicatedClient } from './connection.js';
 import type { EngineLogger } from './types.js';
 
@@ -62,16 +62,8 @@ export class PeerWatchers {
     }
   }
 
-  async #waitForLock(client: pg.Client, peerId: string): Promise<void> {
-    for (;;) {
-      try {
-        await client.query(`SELECT pg_advisory_lock(${EXECUTOR_LOCK})`, [peerId]);
-        return;
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (this.#closing.signal.aborted || typeof code !== 'string' || !WAIT_ENDED.has(code)) throw error;
-      }
-    }
+  #waitForLock(client: pg.Client, peerId: string): Promise<void> {
+    return advisoryLock(client, EXECUTOR_LOCK, [peerId], (code) => !this.#closing.signal.aborted && WAIT_ENDED.has(code));
   }
 
   /** Stops every watch; the connections close, so a lock being waited for is no longer asked for. */
