@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, listMembers, migrate, openPool, refusalMessage, reserve, settle } from '../../packages/team/src/index.js';
+import { addMember, listMembers, migrate, openPool, refusalMessage, release, reserve, settle } from '../../packages/team/src/index.js';
 import { waitFor } from '../support/wait.js';
 import { testDatabase } from './database.js';
 
@@ -119,5 +119,27 @@ describe('reservations', () => {
       runs: 1,
     });
     expect((await reserve(pool, { memberId: id, runId: runId(), worstCaseUsd: 0.8 })).ok).toBe(true);
+  });
+
+  it('releases a run that never started: its reservation comes back, nothing is spent, the run is forgotten; a settled run stays', async () => {
+    const id = await member(1);
+    const [unstarted, finished] = [runId(), runId()];
+    await reserve(pool, { memberId: id, runId: unstarted, worstCaseUsd: 0.6 });
+    await reserve(pool, { memberId: id, runId: finished, worstCaseUsd: 0.3 });
+    expect(await settle(pool, { runId: finished, costUsd: 0.1, tokens: 10, status: 'completed' })).toBe(true);
+    expect(await release(pool, unstarted)).toBe(true);
+    expect(await release(pool, unstarted)).toBe(false);
+    expect(await release(pool, finished)).toBe(false);
+    const name = `m${members}`;
+    expect((await listMembers(pool)).find((listed) => listed.name === name)).toEqual({
+      name,
+      budget_usd: 1,
+      period: 'month',
+      spent_usd: 0.1,
+      reserved_usd: 0,
+      runs: 1,
+    });
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM plm.runs WHERE id = ANY($1)', [[unstarted, finished]]);
+    expect(rows.map((row) => row.id)).toEqual([finished]);
   });
 });

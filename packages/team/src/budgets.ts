@@ -48,40 +48,44 @@ export async function reserve(
  * same statement, so settling again (a replayed step, a second process) changes nothing.
  * Returns whether this call was the one that settled it.
  */
-export async function settle(
+export function settle(
   pool: pg.Pool,
   { runId, costUsd, tokens, status }: { runId: string; costUsd: number; tokens: number; status: string },
 ): Promise<boolean> {
-  const { rows } = await pool.query<{ settled: number }>(
-    `WITH run AS (
-       UPDATE plm.runs SET cost_usd = $2, tokens = $3, status = $4, settled_at = now()
-       WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd
-     ), period AS (
-       UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd - run.reserved_usd, spent_usd = bp.spent_usd + $2
-       FROM run WHERE bp.member_id = run.member_id AND bp.period_start = run.period_start
-     )
-     SELECT count(*)::int AS settled FROM run`,
+  return endReservation(
+    pool,
+    'UPDATE plm.runs SET cost_usd = $2, tokens = $3, status = $4, settled_at = now()',
+    ', spent_usd = bp.spent_usd + $2',
     [runId, costUsd, tokens, status],
   );
-  return rows[0]?.settled === 1;
 }
 
 /**
  * Gives back the reservation of a run that never started (its claim went to another run), and
  * forgets the run: it was never asked for. False when there is no such unsettled run.
  */
-export async function release(pool: pg.Pool, runId: string): Promise<boolean> {
-  const { rows } = await pool.query<{ released: number }>(
+export function release(pool: pg.Pool, runId: string): Promise<boolean> {
+  return endReservation(pool, 'DELETE FROM plm.runs', '', [runId]);
+}
+
+/**
+ * Ends unsettled run $1's reservation in one statement: `run` (an UPDATE or DELETE of plm.runs)
+ * changes its row, and its period's reserved amount drops by the run's; `spent` adds to that
+ * period's SET (the cost, for a run that ran). Whether there was such a run.
+ */
+async function endReservation(pool: pg.Pool, run: string, spent: string, values: unknown[]): Promise<boolean> {
+  const { rows } = await pool.query<{ ended: number }>(
     `WITH run AS (
-       DELETE FROM plm.runs WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd
+       ${run}
+       WHERE id = $1 AND settled_at IS NULL RETURNING member_id, period_start, reserved_usd
      ), period AS (
-       UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd - run.reserved_usd
+       UPDATE plm.budget_periods bp SET reserved_usd = bp.reserved_usd - run.reserved_usd${spent}
        FROM run WHERE bp.member_id = run.member_id AND bp.period_start = run.period_start
      )
-     SELECT count(*)::int AS released FROM run`,
-    [runId],
+     SELECT count(*)::int AS ended FROM run`,
+    values,
   );
-  return rows[0]?.released === 1;
+  return rows[0]?.ended === 1;
 }
 
 /** Cents, or a hundredth of a cent below a dollar, where model calls usually cost. */
