@@ -130,15 +130,8 @@ describe('reservations', () => {
     expect(await release(pool, unstarted)).toBe(true);
     expect(await release(pool, unstarted)).toBe(false);
     expect(await release(pool, finished)).toBe(false);
-    const name = `m${members}`;
-    expect((await listMembers(pool)).find((listed) => listed.name === name)).toEqual({
-      name,
-      budget_usd: 1,
-      period: 'month',
-      spent_usd: 0.1,
-      reserved_usd: 0,
-      runs: 1,
-    });
+    const listed = (await listMembers(pool)).find((one) => one.name === `m${members}`);
+    expect(listed).toMatchObject({ spent_usd: 0.1, reserved_usd: 0, runs: 1 });
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM plm.runs WHERE id = ANY($1)', [[unstarted, finished]]);
     expect(rows.map((row) => row.id)).toEqual([finished]);
   });
