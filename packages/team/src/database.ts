@@ -123,7 +123,9 @@ export async function onOwnConnection<T>(
 ): Promise<T> {
   const client = await connect();
   let broken = false;
-  const drop = () => void (broken = true);
+  const drop = () => {
+    broken = true;
+  };
   // A connection that breaks while held tells its statement, which fails, and emits an error, which unheard would end the process.
   client.on('error', drop);
   try {

@@ -84,7 +84,10 @@ export class Incarnation<Input, Output> implements RunHost {
     let engine: Incarnation<Input, Output> | undefined;
     let lostEarly: Error | undefined;
     const liveness = await Liveness.hold(url, options.executorId ?? newExecutorId(), {
-      onLost: (error) => (engine ? engine.#fence(error) : (lostEarly = error)),
+      onLost: (error) => {
+        if (engine) engine.#fence(error);
+        else lostEarly = error;
+      },
       onPeer: (peerId) => engine?.watchers.watch(peerId),
     });
     engine = new Incarnation(options, liveness);
