@@ -4,6 +4,8 @@
  * Four subjects take turns, one call each per round: ours as users run it (saving on), ours
  * with saving off, the reference, and the same six requests sent straight to the fake with
  * `fetch` (no server: what the fake and HTTP alone cost). Medians of BENCH_CALLS (20) each.
+ * BENCH_OTHER_BIN=<path to another build's dist/bin.js> adds a fifth subject taking turns with
+ * the others, saving on: how a change moves the short call, against the same build as users run it.
  */
 import { VALID_KEY } from '../test/support/fake-openrouter.js';
 import {
@@ -35,10 +37,12 @@ fake.on('o/synth', { answer: 'synthesized', delayMs: 100 });
 const { ours, reference, cleanup } = await serversUnderTest();
 const env = async (extra: Record<string, string> = {}) =>
   serverEnv(fake, await tempOutputDir(), { PARALLEL_LLM_MODELS: models.join(','), PARALLEL_LLM_SYNTHESIZER_MODEL: 'o/synth', ...extra });
+const otherBin = process.env.BENCH_OTHER_BIN;
 const sessions = {
   ours: await connect(ours, await env()),
   oursSavingOff: await connect(ours, await env({ PARALLEL_LLM_SAVE_OUTPUTS: 'false' })),
   reference: await connect(reference, await env()),
+  ...(otherBin ? { otherBuild: await connect({ command: process.execPath, args: [otherBin] }, await env()) } : {}),
 };
 
 async function overheadOfCall(session: Session): Promise<number> {
@@ -63,9 +67,9 @@ async function overheadWithoutServer(): Promise<number> {
   return performance.now() - started - IDEAL_MS;
 }
 
-const subjects = ['ours', 'reference', 'oursSavingOff', 'noServer'] as const;
-const measure = (subject: (typeof subjects)[number]) =>
-  subject === 'noServer' ? overheadWithoutServer() : overheadOfCall(sessions[subject]);
+type Subject = 'ours' | 'reference' | 'oursSavingOff' | 'noServer' | 'otherBuild';
+const subjects: Subject[] = ['ours', 'reference', 'oursSavingOff', 'noServer', ...(otherBin ? (['otherBuild'] as const) : [])];
+const measure = (subject: Subject) => (subject === 'noServer' ? overheadWithoutServer() : overheadOfCall(sessions[subject]!));
 await interleaved(2, subjects, measure); // warm-up: connections, code paths, the run folders' parent
 const overheads = await interleaved(CALLS, subjects, measure);
 await Promise.all(Object.values(sessions).map((session) => session.close()));
