@@ -93,7 +93,7 @@ describe('request claims', () => {
     const store = new RunStore(await tempDir());
     let asked = 0;
     // Each time, another process makes the very generation this caller is about to make.
-    const losing = takeClaim(store, KEY, async (latest) => {
+    const losing = takeClaim(store, KEY, async () => {
       asked++;
       const generation = ((await store.claims.latest(KEY))?.generation ?? 0) + 1;
       expect(await store.claims.claim(KEY, generation, claimOf(`other-${asked}`, { dead: true }))).toBe(true);

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
-import { StoreError } from '../store/store-error.js';
-import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
+import { StoreError, newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
 import type { Admit, Admitted, AdmittedResume } from './admission.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';

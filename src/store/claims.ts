@@ -12,7 +12,7 @@ import type { Claim, LatestClaim } from './store.js';
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
 const MAX_CLAIM_BYTES = 16 * 1024;
 /** Folders readied for first claims that were never made (refused), beyond which the oldest are forgotten. */
-const MAX_READIED = 64;
+const MAX_READIED = 1024;
 
 /**
  * Exclusive claims, so a request started by several processes at once is paid once: `.requests/<key>/<n>.json`,

@@ -3,6 +3,7 @@
  * folder (run-store.ts) is one store behind it; a shared database can be another, with no change to src/run.
  */
 export { fileIn, fileSafe, isRunId, newRunId } from './names.js';
+export { StoreError } from './store-error.js';
 
 /** Who pays for a request's run: the run, the process that runs it (checked by the caller), since when. */
 export interface Claim {
