@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { takeClaim } from '../src/run/claiming.js';
 import type { Claim } from '../src/store/store.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/harness.js';
@@ -61,16 +62,16 @@ describe('request claims', () => {
     const store = new RunStore(await tempDir());
     const dead = (claim: Claim | undefined) => (claim?.owner as { dead?: boolean } | undefined)?.dead === true;
     for (let i = 1; i <= 10; i++) {
-      const outcome = await store.claims.take(KEY, (latest) =>
+      const outcome = await takeClaim(store, KEY, (latest) =>
         latest === undefined || dead(latest) ? claimOf(`dead-${i}`, { dead: true }) : undefined,
       );
       expect(outcome).toMatchObject({ taken: true, generation: i });
     }
-    const next = await store.claims.take(KEY, (latest) => (dead(latest) ? claimOf('alive') : undefined));
+    const next = await takeClaim(store, KEY, (latest) => (dead(latest) ? claimOf('alive') : undefined));
     expect(next).toMatchObject({ taken: true, generation: 11, claim: { run_id: 'alive' } });
     expect(await claimFiles(store.rootDir)).toEqual(['11.json']);
     // A live claimant is followed, not taken over.
-    const late = await store.claims.take(KEY, (latest) => (dead(latest) ? claimOf('late') : undefined));
+    const late = await takeClaim(store, KEY, (latest) => (dead(latest) ? claimOf('late') : undefined));
     expect(late).toMatchObject({ taken: false, generation: 11, claim: { run_id: 'alive' } });
   });
 
@@ -78,14 +79,29 @@ describe('request claims', () => {
     const store = new RunStore(await tempDir());
     const refused = new Error('not admitted');
     await expect(
-      store.claims.take(KEY, () => {
+      takeClaim(store, KEY, () => {
         throw refused;
       }),
     ).rejects.toBe(refused);
     await mkdir(path.join(store.rootDir, '.requests', KEY), { recursive: true, mode: 0o700 });
     expect(await claimFiles(store.rootDir)).toEqual([]);
-    expect(await store.claims.take(KEY, (latest) => (latest ? undefined : claimOf('next')))).toMatchObject({ taken: true, generation: 1 });
+    expect(await takeClaim(store, KEY, (latest) => (latest ? undefined : claimOf('next')))).toMatchObject({ taken: true, generation: 1 });
     expect(await store.claims.latest(KEY)).toMatchObject({ generation: 1, claim: { run_id: 'next' } });
+  });
+
+  it('gives up with ERR_STORE_CONTENDED once the race is lost 9 times in a row, having asked next each time', async () => {
+    const store = new RunStore(await tempDir());
+    let asked = 0;
+    // Each time, another process makes the very generation this caller is about to make.
+    const losing = takeClaim(store, KEY, async () => {
+      asked++;
+      const generation = ((await store.claims.latest(KEY))?.generation ?? 0) + 1;
+      expect(await store.claims.claim(KEY, generation, claimOf(`other-${asked}`, { dead: true }))).toBe(true);
+      return claimOf(`mine-${asked}`);
+    });
+    await expect(losing).rejects.toMatchObject({ code: 'ERR_STORE_CONTENDED', message: `the claim of ${KEY} was lost 9 times in a row` });
+    expect(asked).toBe(9);
+    expect(await claimFiles(store.rootDir)).toEqual(['9.json']);
   });
 
   it('makes a generation once only: a second claim of it is refused', async () => {
@@ -109,7 +125,7 @@ describe('request claims', () => {
     expect(await store.claims.claim(KEY, 1, claimOf('first'))).toBe(true);
     await writeFile(path.join(store.rootDir, '.requests', KEY, '2.json'), '{"run_id": tru');
     expect(await store.claims.latest(KEY)).toEqual({ generation: 2, claim: undefined });
-    expect(await store.claims.take(KEY, (latest) => (latest ? undefined : claimOf('after')))).toMatchObject({ taken: true, generation: 3 });
+    expect(await takeClaim(store, KEY, (latest) => (latest ? undefined : claimOf('after')))).toMatchObject({ taken: true, generation: 3 });
   });
 
   it('removes only claim files of its own naming: never a link or a file of another name', async () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Deadline } from '../clock.js';
 import type { Result } from '../result.js';
-import { newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
+import { StoreError, newRunId, type Claim, type RunPlace, type RunStorage } from '../store/store.js';
 import type { Admit, Admitted, AdmittedResume } from './admission.js';
 import { STATUS, type Owner, type RunRecord } from './record.js';
 import type { Run } from './run.js';
@@ -17,6 +17,8 @@ const FOLLOW_POLL_MS = 20;
 const RESUME_WITHIN_MS = 24 * 60 * 60 * 1000;
 /** Rounds of claiming before a request whose claimants keep dying is simply started. */
 const MAX_ROUNDS = 3;
+/** Races lost in a row before a claim gives up: each loss means another process has just claimed. */
+const MAX_LOST_RACES = 8;
 
 export type Found = { live: Run } | { stored: StoredRun };
 
@@ -49,24 +51,22 @@ export async function claimRequest(key: string, context: ClaimContext, fresh: bo
     let admission: { start: Admitted } | { resume: StoredRun; admitted: AdmittedResume } | undefined;
     // A new run's folder is made before its claim: a claim naming no folder names no run, and is taken over at once.
     let folder: Promise<RunPlace> | undefined;
-    const taken = await store
-      .claim(key, async (latest) => {
-        const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
-        if ('follow' in verdict) return undefined;
-        if ('resume' in verdict) {
-          admission = { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) };
-          return { run_id: verdict.resume.id, owner, at: new Date().toISOString() };
-        }
-        admission = { start: allowed(await admit.fresh(id)) };
-        folder ??= store.createRun(id);
-        await folder;
-        return { run_id: id, owner, at: new Date().toISOString() };
-      })
-      .catch(async (error: unknown) => {
-        if (folder) await discard(folder);
-        if (error instanceof NotAdmitted) return { refused: error.refusal };
-        throw error;
-      });
+    const taken = await takeClaim(store, key, async (latest) => {
+      const verdict = fresh ? { fresh: true } : await judge(latest, key, stored, store, owner.version);
+      if ('follow' in verdict) return undefined;
+      if ('resume' in verdict) {
+        admission = { resume: verdict.resume, admitted: allowed(await admit.resume(verdict.resume)) };
+        return { run_id: verdict.resume.id, owner, at: new Date().toISOString() };
+      }
+      admission = { start: allowed(await admit.fresh(id)) };
+      folder ??= store.createRun(id);
+      await folder;
+      return { run_id: id, owner, at: new Date().toISOString() };
+    }).catch(async (error: unknown) => {
+      if (folder) await discard(folder);
+      if (error instanceof NotAdmitted) return { refused: error.refusal };
+      throw error;
+    });
     if ('refused' in taken) return taken;
     if (taken.taken && admission) return 'resume' in admission ? admission : { start: id, place: await folder, admitted: admission.start };
     if (folder) await discard(folder);
@@ -76,6 +76,36 @@ export async function claimRequest(key: string, context: ClaimContext, fresh: bo
   const id = newRunId();
   const admitted = await admit.fresh(id);
   return admitted.ok ? { start: id, admitted: admitted.value } : { refused: admitted.error };
+}
+
+/** The claim made (`taken`) or the one to follow, and its generation. */
+export interface Taken {
+  taken: boolean;
+  generation: number;
+  claim: Claim;
+}
+
+/**
+ * Claims request `key` among all processes sharing the store: `next` sees the latest claim and returns the claim
+ * to make after it, or undefined to follow it. Whoever makes generation n + 1 takes over from the claimant of n;
+ * a lost race calls `next` again, so the loser follows the winner.
+ */
+export async function takeClaim(
+  store: Pick<RunStorage, 'latestClaim' | 'makeClaim'>,
+  key: string,
+  next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>,
+): Promise<Taken> {
+  for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
+    const latest = await store.latestClaim(key);
+    const wanted = await next(latest?.claim);
+    if (!wanted) {
+      if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
+      return { taken: false, generation: latest.generation, claim: latest.claim };
+    }
+    const generation = (latest?.generation ?? 0) + 1;
+    if (await store.makeClaim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
+  }
+  throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
 }
 
 const discard = (folder: Promise<RunPlace>): Promise<void> => folder.then((made) => made.discard()).catch(() => undefined);

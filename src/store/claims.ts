@@ -6,21 +6,13 @@ import { readOwnFile, removeOwnFile } from './files.js';
 import { KEY, checkName } from './names.js';
 import { ensurePrivateDir, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
-import type { Claim, Taken as BaseTaken } from './store.js';
+import type { Claim, LatestClaim } from './store.js';
 
 /** `<generation>.json`: a positive integer without a leading zero. */
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
 const MAX_CLAIM_BYTES = 16 * 1024;
-/** Races lost in a row before `take` gives up: each loss means another process has just claimed. */
-const MAX_LOST_RACES = 8;
-
-interface Latest {
-  generation: number;
-  /** Undefined when not a readable claim of ours: it blocks nobody. */
-  claim: Claim | undefined;
-}
-
-export type Taken = BaseTaken & { generation: number };
+/** Folders readied for first claims that were never made (refused), beyond which the oldest are forgotten. */
+const MAX_READIED = 1024;
 
 /**
  * Exclusive claims, so a request started by several processes at once is paid once: `.requests/<key>/<n>.json`,
@@ -28,15 +20,20 @@ export type Taken = BaseTaken & { generation: number };
  * generations never run out, so no number of dead claimants makes a request unclaimable.
  */
 export class RequestClaims {
+  /** The folders `latest` began to make for a first claim, which `claim` waits for: the making overlaps the caller's judging. */
+  private readonly readied = new Map<string, Promise<void>>();
+
   constructor(
     private readonly dir: string,
     private readonly disk: Disk,
     private readonly prepare: (signal: AbortSignal) => Promise<void>,
   ) {}
 
-  async latest(key: string): Promise<Latest | undefined> {
+  /** With none, the request's folder is begun for the claim to come (see RunStorage.latestClaim). */
+  async latest(key: string): Promise<LatestClaim | undefined> {
     const dir = this.folderOf(key);
-    return this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
+    this.readied.delete(key);
+    const latest = await this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
       await this.prepare(signal);
       const info = await lstat(dir).catch(unlessCode('ENOENT', 'ENOTDIR'));
       if (!info) return undefined;
@@ -47,39 +44,29 @@ export class RequestClaims {
       const text = await readOwnFile(generationFile(dir, generation), MAX_CLAIM_BYTES, signal).catch(() => undefined);
       return { generation, claim: parseClaim(text) };
     });
+    if (!latest) this.ready(key);
+    return latest;
   }
 
-  /**
-   * True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile.
-   * `folder`: the making of the request's folder, when already under way (see `take`).
-   */
-  async claim(key: string, generation: number, claim: Claim, folder?: Promise<void>): Promise<boolean> {
+  /** True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile. */
+  async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
     const dir = this.folderOf(key);
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
-    await (folder ?? this.makeFolder(key));
+    const readied = this.readied.get(key);
+    this.readied.delete(key);
+    await (readied ?? this.makeFolder(key));
     if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
   }
 
-  /** See RunStorage.claim. */
-  async take(key: string, next: (latest: Claim | undefined) => Claim | undefined | Promise<Claim | undefined>): Promise<Taken> {
-    for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-      const latest = await this.latest(key);
-      // A request's first claim: its folder is made while `next` judges it (and makes the run's folder), not after.
-      const folder = latest ? undefined : this.makeFolder(key);
-      folder?.catch(() => undefined);
-      const wanted = await next(latest?.claim);
-      if (!wanted) {
-        if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
-        return { taken: false, generation: latest.generation, claim: latest.claim };
-      }
-      const generation = (latest?.generation ?? 0) + 1;
-      if (await this.claim(key, generation, wanted, folder)) return { taken: true, generation, claim: wanted };
-    }
-    throw new StoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
+  private ready(key: string): void {
+    const folder = this.makeFolder(key);
+    folder.catch(() => undefined);
+    this.readied.set(key, folder);
+    if (this.readied.size > MAX_READIED) this.readied.delete(this.readied.keys().next().value!);
   }
 
   private makeFolder(key: string): Promise<void> {

@@ -9,7 +9,7 @@ import { LeaseKeeper, Leases } from './leases.js';
 import { FILE_NAME, RUN_ID, checkName, isRunId, newRunId } from './names.js';
 import { checkRootDir, ensurePrivateDir, makeDirs, unlessCode, unsafeDirReason } from './private-dir.js';
 import { StoreError } from './store-error.js';
-import type { Claim, Lease, RunPlace, RunStorage, Taken, TextWriter } from './store.js';
+import type { Claim, LatestClaim, Lease, RunPlace, RunStorage, TextWriter } from './store.js';
 
 /** How long one step on the disk may take, unless the store is told otherwise. */
 const DEFAULT_OP_TIMEOUT_MS = 5000;
@@ -71,8 +71,12 @@ export class RunStore implements RunStorage {
     });
   }
 
-  claim(key: string, next: (latest: Claim | undefined) => Promise<Claim | undefined>): Promise<Taken> {
-    return this.claims.take(key, next);
+  latestClaim(key: string): Promise<LatestClaim | undefined> {
+    return this.claims.latest(key);
+  }
+
+  makeClaim(key: string, generation: number, claim: Claim): Promise<boolean> {
+    return this.claims.claim(key, generation, claim);
   }
 
   lease(instance: string): Lease {

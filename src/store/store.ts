@@ -3,6 +3,7 @@
  * folder (run-store.ts) is one store behind it; a shared database can be another, with no change to src/run.
  */
 export { fileIn, fileSafe, isRunId, newRunId } from './names.js';
+export { StoreError } from './store-error.js';
 
 /** Who pays for a request's run: the run, the process that runs it (checked by the caller), since when. */
 export interface Claim {
@@ -11,10 +12,10 @@ export interface Claim {
   at: string;
 }
 
-/** `claim` is the one made (taken) or the one to follow. */
-export interface Taken {
-  taken: boolean;
-  claim: Claim;
+/** A request's latest claim and its generation; `claim` is undefined when unreadable or not of this shape: it blocks nobody. */
+export interface LatestClaim {
+  generation: number;
+  claim: Claim | undefined;
 }
 
 /** A text kept as it streams in: it has its name, whole, once `finish` resolves. */
@@ -65,10 +66,12 @@ export interface RunStorage {
   /** The newest run ids, newest first. */
   listRuns(limit: number): Promise<string[]>;
   /**
-   * Claims request `key` among all processes sharing the store: `next` sees the latest claim and returns the
-   * claim to make after it, or undefined to follow it. A lost race calls `next` again, so the loser follows the winner.
+   * The latest claim of request `key` among all processes sharing the store; undefined when it has none. A store
+   * may ready its place for the claim to come meanwhile, which `makeClaim` then waits for. (The loop: `takeClaim`, run/claiming.ts.)
    */
-  claim(key: string, next: (latest: Claim | undefined) => Promise<Claim | undefined>): Promise<Taken>;
+  latestClaim(key: string): Promise<LatestClaim | undefined>;
+  /** Makes generation `generation` of `key`'s claim, exclusively: false when it was there, or a newer one appeared meanwhile. */
+  makeClaim(key: string, generation: number, claim: Claim): Promise<boolean>;
   /** The lease of process `instance`, for owners whose liveness the operating system cannot tell. */
   lease(instance: string): Lease;
   /** Whether `instance`'s lease was kept within `maxAgeMs` (or the store's limit); one that cannot be read counts as kept. */

@@ -8,6 +8,7 @@
  * stdout: `ready`, then one JSON line { taken, generation, run_id }.
  */
 import { createInterface } from 'node:readline';
+import { takeClaim } from '../../src/run/claiming.js';
 import { RunStore } from '../../src/store/run-store.js';
 
 async function main(outputDir: string, key: string, name: string): Promise<void> {
@@ -19,7 +20,7 @@ async function main(outputDir: string, key: string, name: string): Promise<void>
   await new Promise<void>((resolve) => lines.once('line', () => resolve()));
   lines.close();
   const mine = { run_id: name, owner: { pid: process.pid }, at: new Date().toISOString() };
-  const outcome = await store.claims.take(key, (latest) => (latest ? undefined : mine));
+  const outcome = await takeClaim(store, key, (latest) => (latest ? undefined : mine));
   process.stdout.write(`${JSON.stringify({ taken: outcome.taken, generation: outcome.generation, run_id: outcome.claim.run_id })}\n`);
 }
 

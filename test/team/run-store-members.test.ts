@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PgRunStorage } from '../../packages/team/src/index.js';
+import { takeClaim } from '../../src/run/claiming.js';
 import { newRunId } from '../../src/store/store.js';
 import { waitFor } from '../support/wait.js';
 import { storeDatabase } from './run-store-setup.js';
@@ -30,8 +31,8 @@ describe('PgRunStorage: members', () => {
     const ann = db.store(db.ann);
     const bob = db.store(db.bob);
     const key = 'same-request';
-    const a = await ann.claim(key, async (latest) => (latest ? undefined : claimOf('ann-run')));
-    const b = await bob.claim(key, async (latest) => (latest ? undefined : claimOf('bob-run')));
+    const a = await takeClaim(ann, key, async (latest) => (latest ? undefined : claimOf('ann-run')));
+    const b = await takeClaim(bob, key, async (latest) => (latest ? undefined : claimOf('bob-run')));
     expect([a.taken, a.claim.run_id, b.taken, b.claim.run_id]).toEqual([true, 'ann-run', true, 'bob-run']);
   });
 });
@@ -40,7 +41,7 @@ describe('PgRunStorage: claims', () => {
   it('lets exactly one of 8 stores racing for a request, each on connections of its own, claim it; the others’ next sees the winner and follows', async () => {
     const stores = Array.from({ length: 8 }, () => db.store());
     const outcomes = await Promise.all(
-      stores.map((store, i) => store.claim('raced', async (latest) => (latest ? undefined : claimOf(`run-${i}`)))),
+      stores.map((store, i) => takeClaim(store, 'raced', async (latest) => (latest ? undefined : claimOf(`run-${i}`)))),
     );
     const winners = outcomes.filter((outcome) => outcome.taken);
     expect(winners).toHaveLength(1);
@@ -52,14 +53,14 @@ describe('PgRunStorage: claims', () => {
     const seen: Array<string | undefined> = [];
     let letGo!: () => void;
     const gate = new Promise<void>((resolve) => (letGo = resolve));
-    const losing = slow.claim('lost-race', async (latest) => {
+    const losing = takeClaim(slow, 'lost-race', async (latest) => {
       seen.push(latest?.run_id);
       if (latest) return undefined;
       await gate;
       return claimOf('slow');
     });
     await waitFor(() => seen.length === 1);
-    expect((await fast.claim('lost-race', async () => claimOf('fast'))).taken).toBe(true);
+    expect((await takeClaim(fast, 'lost-race', async () => claimOf('fast'))).taken).toBe(true);
     letGo();
     expect(await losing).toMatchObject({ taken: false, claim: { run_id: 'fast' } });
     expect(seen).toEqual([undefined, 'fast']);
@@ -67,8 +68,8 @@ describe('PgRunStorage: claims', () => {
 
   it('takes over from the latest claimant with the next generation, and is not blocked by a damaged claim', async () => {
     const store = db.store();
-    await store.claim('taken-over', async () => claimOf('first'));
-    const second = await store.claim('taken-over', async (latest) => (latest?.run_id === 'first' ? claimOf('second') : undefined));
+    await takeClaim(store, 'taken-over', async () => claimOf('first'));
+    const second = await takeClaim(store, 'taken-over', async (latest) => (latest?.run_id === 'first' ? claimOf('second') : undefined));
     expect(second).toMatchObject({ taken: true, claim: { run_id: 'second' }, generation: 2 });
 
     await db.pool.query(
@@ -76,7 +77,7 @@ describe('PgRunStorage: claims', () => {
       [db.ann.id],
     );
     const seen: unknown[] = [];
-    const taken = await store.claim('damaged', async (latest) => {
+    const taken = await takeClaim(store, 'damaged', async (latest) => {
       seen.push(latest);
       return claimOf('fresh');
     });
@@ -85,10 +86,7 @@ describe('PgRunStorage: claims', () => {
   });
 
   it('refuses a key that is not a plain name', async () => {
-    const refused = await db
-      .store()
-      .claim('../x', async () => claimOf('x'))
-      .catch((error: { code: string }) => error.code);
+    const refused = await takeClaim(db.store(), '../x', async () => claimOf('x')).catch((error: { code: string }) => error.code);
     expect(refused).toBe('ERR_STORE_BAD_NAME');
   });
 });

@@ -9,9 +9,6 @@ export interface Claim {
   at: string;
 }
 
-/** Races lost in a row before a claim gives up: each loss means another process has just claimed. */
-const MAX_LOST_RACES = 8;
-
 /**
  * A member's claims of their requests, so a request started by several processes at once is paid
  * once: one plm.request_claims row per generation, and only one process can make generation n + 1
@@ -34,7 +31,7 @@ export class PgClaims {
     return row && { generation: row.generation, claim: parseClaim(row.claim) };
   }
 
-  /** True for the one caller that made generation `generation`. */
+  /** True for the one caller that made generation `generation` (the loop around it: takeClaim, src/run/claiming.ts). */
   async claim(key: string, generation: number, claim: Claim): Promise<boolean> {
     checkName(key, KEY, 'request key');
     if (!Number.isSafeInteger(generation) || generation < 1 || generation > 2 ** 31 - 1)
@@ -46,24 +43,6 @@ export class PgClaims {
       [this.memberId, key, generation, JSON.stringify(claim)],
     );
     return made.rowCount === 1;
-  }
-
-  /** See RunStorage.claim: `next` sees the latest claim and returns the one to make, or undefined to follow it. */
-  async take(
-    key: string,
-    next: (latest: Claim | undefined) => Promise<Claim | undefined>,
-  ): Promise<{ taken: boolean; claim: Claim; generation: number }> {
-    for (let lost = 0; lost <= MAX_LOST_RACES; lost++) {
-      const latest = await this.latest(key);
-      const wanted = await next(latest?.claim);
-      if (!wanted) {
-        if (!latest?.claim) throw new TypeError(`no claim of ${key} to follow`);
-        return { taken: false, generation: latest.generation, claim: latest.claim };
-      }
-      const generation = (latest?.generation ?? 0) + 1;
-      if (await this.claim(key, generation, wanted)) return { taken: true, generation, claim: wanted };
-    }
-    throw new RunStoreError('ERR_STORE_CONTENDED', `the claim of ${key} was lost ${MAX_LOST_RACES + 1} times in a row`);
   }
 }
 

@@ -87,8 +87,12 @@ export class PgRunStorage {
     return rows.map((row) => row.id);
   }
 
-  claim(key: string, next: (latest: Claim | undefined) => Promise<Claim | undefined>): Promise<{ taken: boolean; claim: Claim }> {
-    return this.claims.take(key, next);
+  latestClaim(key: string): Promise<{ generation: number; claim: Claim | undefined } | undefined> {
+    return this.claims.latest(key);
+  }
+
+  makeClaim(key: string, generation: number, claim: Claim): Promise<boolean> {
+    return this.claims.claim(key, generation, claim);
   }
 
   /** A lease on the connection that holds the leases of every instance on this pool in this process. */
