@@ -11,8 +11,6 @@ import type { Claim, LatestClaim } from './store.js';
 /** `<generation>.json`: a positive integer without a leading zero. */
 const GENERATION_FILE = /^([1-9][0-9]{0,14})\.json$/;
 const MAX_CLAIM_BYTES = 16 * 1024;
-/** Folders readied for first claims that were never made (refused), beyond which the oldest are forgotten. */
-const MAX_READIED = 1024;
 
 /**
  * Exclusive claims, so a request started by several processes at once is paid once: `.requests/<key>/<n>.json`,
@@ -20,20 +18,15 @@ const MAX_READIED = 1024;
  * generations never run out, so no number of dead claimants makes a request unclaimable.
  */
 export class RequestClaims {
-  /** The folders `latest` began to make for a first claim, which `claim` waits for: the making overlaps the caller's judging. */
-  private readonly readied = new Map<string, Promise<void>>();
-
   constructor(
     private readonly dir: string,
     private readonly disk: Disk,
     private readonly prepare: (signal: AbortSignal) => Promise<void>,
   ) {}
 
-  /** With none, the request's folder is begun for the claim to come (see RunStorage.latestClaim). */
   async latest(key: string): Promise<LatestClaim | undefined> {
     const dir = this.folderOf(key);
-    this.readied.delete(key);
-    const latest = await this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
+    return this.disk.limit(`reading the claims in ${dir}`, async (signal) => {
       await this.prepare(signal);
       const info = await lstat(dir).catch(unlessCode('ENOENT', 'ENOTDIR'));
       if (!info) return undefined;
@@ -44,8 +37,6 @@ export class RequestClaims {
       const text = await readOwnFile(generationFile(dir, generation), MAX_CLAIM_BYTES, signal).catch(() => undefined);
       return { generation, claim: parseClaim(text) };
     });
-    if (!latest) this.ready(key);
-    return latest;
   }
 
   /** True for the one caller that made it; false when it was there, or a higher generation appeared meanwhile. */
@@ -54,19 +45,10 @@ export class RequestClaims {
     if (!Number.isSafeInteger(generation) || generation < 1) {
       throw new StoreError('ERR_STORE_BAD_NAME', `not a valid generation: ${generation}`);
     }
-    const readied = this.readied.get(key);
-    this.readied.delete(key);
-    await (readied ?? this.makeFolder(key));
+    await this.makeFolder(key);
     if (!(await this.disk.createFile(generationFile(dir, generation), claimText(claim)))) return false;
     // The claim is made: should tidying fail, it stands (a claim that is made, then denied, would block others).
     return this.disk.limit(`tidying ${dir}`, () => keepNewest(dir, generation)).catch(() => true);
-  }
-
-  private ready(key: string): void {
-    const folder = this.makeFolder(key);
-    folder.catch(() => undefined);
-    this.readied.set(key, folder);
-    if (this.readied.size > MAX_READIED) this.readied.delete(this.readied.keys().next().value!);
   }
 
   private makeFolder(key: string): Promise<void> {

@@ -66,8 +66,8 @@ export interface RunStorage {
   /** The newest run ids, newest first. */
   listRuns(limit: number): Promise<string[]>;
   /**
-   * The latest claim of request `key` among all processes sharing the store; undefined when it has none. A store
-   * may ready its place for the claim to come meanwhile, which `makeClaim` then waits for. (The loop: `takeClaim`, run/claiming.ts.)
+   * The latest claim of request `key` among all processes sharing the store; undefined when it has none.
+   * (The loop that reads it, judges it and makes the next: `takeClaim`, run/claiming.ts.)
    */
   latestClaim(key: string): Promise<LatestClaim | undefined>;
   /** Makes generation `generation` of `key`'s claim, exclusively: false when it was there, or a newer one appeared meanwhile. */
