@@ -1,6 +1,7 @@
 import { CallToolResultSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Deadline } from '../src/clock.js';
+import { MemoryTaskRecords, type TaskEntry } from '../src/mcp/task-records.js';
 import { RunTaskStore } from '../src/mcp/tasks.js';
 import type { StructuredResult } from '../src/present/output-schema.js';
 import { RunHandle } from '../src/run/handle.js';
@@ -110,6 +111,32 @@ describe('process_prompt as a task', () => {
     await new RunHandle(id, service).wait({ deadline: Deadline.after(5000) });
     await expect(tasks.updateTaskStatus(id, 'cancelled')).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     expect((await tasks.getTask(id))!.status).toBe('completed');
+  });
+
+  it('keeps a task for a run it did not start as one after one read of the run and one write, with the status it read', async () => {
+    const harness = await start('one-read', 3000);
+    const { service } = harness.app;
+    const writes: string[] = [];
+    const records = new (class extends MemoryTaskRecords {
+      override async add(entry: TaskEntry) {
+        writes.push(`add ${entry.task.status}`);
+        return super.add(entry);
+      }
+      override async update() {
+        writes.push('update');
+      }
+    })();
+    const tasks = new RunTaskStore(service, async () => ({ content: [] }), 2000, records);
+    const reads = vi.spyOn(service, 'watch');
+    const { id: done } = mustStart(await service.start(runRequest('done', { models: ['one-read/one'] }, harness.config)));
+    await new RunHandle(done, service).wait({ deadline: Deadline.after(5000) });
+    const { id: going } = mustStart(await service.start(runRequest('going', {}, harness.config)));
+    reads.mockClear();
+    expect(await tasks.getTask(done)).toMatchObject({ status: 'completed', statusMessage: expect.any(String) });
+    expect(await tasks.getTask(going)).toMatchObject({ status: 'working' });
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(writes).toEqual(['add completed', 'add working']);
+    reads.mockRestore();
   });
 
   it('never stores a plain call in the task store: only a call that asks for a task is one', async () => {

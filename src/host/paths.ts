@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { withinMs } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { removeOwnFile } from '../store/files.js';
+import { removeOwnFile, withinFileSystem } from '../store/files.js';
 import { makeDirs, ownedByUs } from '../store/private-dir.js';
 
 /** Unix sockets take paths of at most 107 bytes on Linux (103 on macOS): past that, no host. */
@@ -71,8 +70,7 @@ function defaultHostDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): stri
 
 /** Each step on the host's folder has this long: a hung file system must not hang a client. */
 const STEP_MS = 5000;
-const withinStep = (what: string, work: (signal: AbortSignal) => Promise<void>) =>
-  withinMs(STEP_MS, work, () => new Error(`${what}: the file system did not answer within ${STEP_MS} ms`));
+const withinStep = (what: string, work: (signal: AbortSignal) => Promise<void>) => withinFileSystem(STEP_MS, what, work);
 
 /**
  * Makes the run host's folder (0700) or checks the one there: the socket in it runs paid requests

@@ -181,12 +181,12 @@ class MemberRunService implements RunService, Drivable {
     return this.local.view(id, maxChars);
   }
 
+  cancel(id: string, reason: string): Promise<CancelOutcome> {
+    return this.local.cancel(id, reason, () => this.stopThere(id, reason));
+  }
+
   /** A run another process executes is stopped there: asked through the database, then waited for a moment. */
-  async cancel(id: string, reason: string): Promise<CancelOutcome> {
-    const here = await this.local.cancel(id, reason);
-    if (here.stopped || this.runs.liveRun(id)) return here;
-    const found = await this.local.watch(id, { waitMs: 0 });
-    if (!found.ok || found.value.state.status !== 'running') return here;
+  private async stopThere(id: string, reason: string): Promise<CancelOutcome> {
     try {
       await this.stopElsewhere(id, reason);
     } catch {

@@ -4,6 +4,7 @@ import { ErrorCode, McpError, type CallToolResult, type Result, type Task } from
 import { Deadline } from '../clock.js';
 import { headline } from '../present/headline.js';
 import { RunHandle } from '../run/handle.js';
+import type { RunState } from '../run/record.js';
 import { STATUS } from '../run/status.js';
 import type { RunService } from '../run/service.js';
 import { MemoryTaskRecords, type TaskEntry as Entry, type TaskRecords } from './task-records.js';
@@ -44,10 +45,8 @@ export class RunTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    const entry = await this.entry(taskId);
-    if (!entry) return null;
-    if (!entry.result) await this.follow(entry);
-    return { ...entry.task };
+    const entry = await this.entry(taskId, { follow: true });
+    return entry ? { ...entry.task } : null;
   }
 
   async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
@@ -98,13 +97,21 @@ export class RunTaskStore implements TaskStore {
     return { tasks: page.entries.map((entry) => ({ ...entry.task })), ...next };
   }
 
-  /** A task made here, or one for a run that was not started as one (a plain call's, another process's, or from before a restart), kept from now on. */
-  private async entry(taskId: string): Promise<Entry | undefined> {
+  /**
+   * A task made here, or one for a run that was not started as one (a plain call's, another
+   * process's, or from before a restart), kept from now on with its run's status as just read.
+   * `follow`: a task already kept takes its run's status too, unless it holds a result.
+   */
+  private async entry(taskId: string, { follow = false } = {}): Promise<Entry | undefined> {
     const known = await this.records.get(taskId);
-    if (known) return known;
+    if (known) {
+      if (follow && !known.result) await this.follow(known);
+      return known;
+    }
     const found = await this.service.watch(taskId, { waitMs: 0 });
     if (!found.ok) return undefined;
     const entry: Entry = { task: this.newTask(taskId, found.value.state.started_at, DEFAULT_TTL_MS) };
+    ended(entry, found.value.state);
     await this.records.add(entry);
     return entry;
   }
@@ -114,18 +121,29 @@ export class RunTaskStore implements TaskStore {
     if (entry.task.status !== 'working') return;
     const found = await this.service.watch(entry.task.taskId, { waitMs: 0 });
     if (!found.ok) return this.settle(entry, 'failed', `the run can no longer be read: ${found.error.message}`);
-    const status = STATUS[found.value.state.status].task;
-    if (status !== 'working') await this.settle(entry, status, headline(found.value.state));
+    if (ended(entry, found.value.state)) await this.records.update(entry);
   }
 
   private settle(entry: Entry, status: Task['status'], statusMessage: string | undefined): Promise<void> {
-    Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
+    mark(entry, status, statusMessage);
     return this.records.update(entry);
   }
 
   private newTask(taskId: string, createdAt: string, ttl: number): Task {
     return { taskId, status: 'working', ttl, createdAt, lastUpdatedAt: createdAt, pollInterval: this.pollIntervalMs };
   }
+}
+
+function mark(entry: Entry, status: Task['status'], statusMessage: string | undefined): void {
+  Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage ? { statusMessage } : {}) });
+}
+
+/** A run that has ended ends its task, in memory only; true when it did. */
+function ended(entry: Entry, state: RunState): boolean {
+  const status = STATUS[state.status].task;
+  if (status === 'working') return false;
+  mark(entry, status, headline(state));
+  return true;
 }
 
 /** The client's ttl within bounds: a negative, absurd or missing one is never echoed back. */

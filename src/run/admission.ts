@@ -36,10 +36,7 @@ export interface AdmittedResume extends Admitted {
   resumed: SavedRun;
 }
 
-/**
- * Decided before any upstream request or folder. Under a ceiling the worst case must fit at prices
- * that can be read; without one nothing waits for prices, and the worst case is recorded if at hand.
- */
+/** Decided before any upstream request or folder: a follow-up's earlier turns are read, then the cost is checked (`priced`). */
 async function admit(
   request: RunRequest,
   ceilingUsd: number | undefined,
@@ -61,45 +58,39 @@ async function admit(
     saved,
     ...(request.agreement === false ? { agreement: false } : {}),
   };
-  const admitted = (cost: CostRecord): Result<Admitted, StartRefusal> => ok({ cost, ...(earlier ? { earlier } : {}), warnings });
-  if (deps.reserve && newRunId !== undefined) return reserved(plan, ceilingUsd, deps, deps.reserve, newRunId, request, admitted);
-  if (ceilingUsd === undefined) {
-    const prices = deps.prices.atHand();
-    return admitted(prices ? { worst_case: worstCaseRecord(worstCase(plan, prices.table), prices) } : {});
-  }
-  const prices = await deps.prices.prices();
-  if (!prices.ok)
-    return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
-  const fit = fitCeiling(plan, prices.value.table, ceilingUsd);
-  if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
-  return admitted({ ceiling_usd: ceilingUsd, worst_case: worstCaseRecord(fit.value, prices.value) });
+  const { reserve } = deps;
+  const hold = reserve && newRunId !== undefined ? (worst: WorstCase | undefined) => reserve(newRunId, request, worst) : undefined;
+  const cost = await priced(plan, ceilingUsd, deps.prices, hold);
+  return cost.ok ? ok({ cost: cost.value, ...(earlier ? { earlier } : {}), warnings }) : cost;
 }
 
-/** A budget needs the worst case, so prices are waited for here as under a ceiling; the ceiling, if any, is checked first. */
-async function reserved(
+/**
+ * The one cost check. Under a ceiling the worst case must fit at prices that can be read; a budget
+ * (`hold`) needs the worst case too, so prices are waited for, the ceiling checked first, and an
+ * unknown worst case held only when no ceiling asks for one. Without either nothing waits for prices.
+ */
+async function priced(
   plan: CostPlan,
   ceilingUsd: number | undefined,
-  deps: AdmissionDeps,
-  reserve: Reserve,
-  runId: string,
-  request: RunRequest,
-  admitted: (cost: CostRecord) => Result<Admitted, StartRefusal>,
-): Promise<Result<Admitted, StartRefusal>> {
-  const prices = await deps.prices.prices();
+  catalog: AdmissionDeps['prices'],
+  hold: ((worst: WorstCase | undefined) => Promise<Result<void, StartRefusal>>) | undefined,
+): Promise<Result<CostRecord, StartRefusal>> {
+  if (ceilingUsd === undefined && !hold) {
+    const prices = catalog.atHand();
+    return ok(prices ? { worst_case: worstCaseRecord(worstCase(plan, prices.table), prices) } : {});
+  }
+  const prices = await catalog.prices();
   if (!prices.ok) {
     if (ceilingUsd !== undefined)
       return err({ kind: 'prices_unavailable', ceiling_usd: ceilingUsd, message: prices.error.message, advice: prices.error.advice });
-    const held = await reserve(runId, request, undefined);
-    return held.ok ? admitted({}) : held;
+    const held = (await hold?.(undefined)) ?? ok(undefined);
+    return held.ok ? ok({}) : held;
   }
   const fit = ceilingUsd === undefined ? ok(worstCase(plan, prices.value.table)) : fitCeiling(plan, prices.value.table, ceilingUsd);
   if (!fit.ok) return err(costRefusalRecord(fit.error, prices.value));
-  const held = await reserve(runId, request, fit.value);
+  const held = (await hold?.(fit.value)) ?? ok(undefined);
   if (!held.ok) return held;
-  return admitted({
-    ...(ceilingUsd === undefined ? {} : { ceiling_usd: ceilingUsd }),
-    worst_case: worstCaseRecord(fit.value, prices.value),
-  });
+  return ok({ ...(ceilingUsd === undefined ? {} : { ceiling_usd: ceilingUsd }), worst_case: worstCaseRecord(fit.value, prices.value) });
 }
 
 async function followUp(

@@ -135,7 +135,12 @@ export class LocalRunService implements RunService {
     return ok(viewOf(stateOf(record), texts, maxChars));
   }
 
-  async cancel(id: string, reason: string): Promise<CancelOutcome> {
+  /**
+   * A run another process executes is refused here, unless `stopElsewhere` is given (team mode,
+   * where processes can tell each other to stop): it is called once the run was read as running
+   * and is not live here, so that it need not read the run again.
+   */
+  async cancel(id: string, reason: string, stopElsewhere?: () => Promise<CancelOutcome>): Promise<CancelOutcome> {
     const run = isRunId(id) ? this.runs.liveRun(id) : undefined;
     if (run?.status === 'running') {
       run.stop('cancelled', reason);
@@ -145,6 +150,7 @@ export class LocalRunService implements RunService {
     if (!found.ok) return { stopped: false, reason: found.error.message };
     const { status, owner } = found.value.state;
     if (status !== 'running') return { stopped: false, reason: `run ${id} is not running: it is ${status}` };
+    if (stopElsewhere && !this.runs.liveRun(id)) return stopElsewhere();
     return { stopped: false, reason: `run ${id} is executed by another process (pid ${owner.pid} on ${owner.host}); stop it there` };
   }
 

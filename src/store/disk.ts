@@ -1,9 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { withinMs } from '../clock.js';
-import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, writeTemporary } from './files.js';
+import { flushFile, publish, publishIfAbsent, readOwnFile, textFill, withinFileSystem, writeTemporary } from './files.js';
 import { remakeBelow } from './private-dir.js';
-import { StoreError } from './store-error.js';
 
 /** How long a flush waits after a file is published, to cover the versions that replace it meanwhile. */
 export const FLUSH_DELAY_MS = 1000;
@@ -22,10 +20,9 @@ export class Disk {
     this.stagingDir = path.join(rootDir, '.staging');
   }
 
-  /** A file system can stop answering (a dead network mount): past the limit, `work`'s signal aborts, so it never lands late over something newer. */
+  /** Every file operation of the store has this time limit. */
   limit<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const ms = this.opTimeoutMs;
-    return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
+    return withinFileSystem(this.opTimeoutMs, what, work);
   }
 
   /** Runs a step that puts a file at `target`; when a folder on its way was removed mid-run (ENOENT), makes them again and retries once. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { withinMs } from '../clock.js';
 import { NOFOLLOW, NONBLOCK } from './open-flags.js';
 import { ownedByUs, unlessCode } from './private-dir.js';
 import { StoreError } from './store-error.js';
@@ -10,6 +11,14 @@ import { StoreError } from './store-error.js';
 const TEMP_NAME = /^\.[A-Za-z0-9._~-]+\.[0-9a-f]{8}\.tmp$/;
 /** A temporary file this old was left by a killed process: no write takes an hour. */
 const STALE_MS = 60 * 60 * 1000;
+
+/**
+ * A file system can stop answering (a dead network mount): past `ms`, `work`'s signal aborts, so it
+ * never lands late over something newer, and the caller gets ERR_STORE_TIMEOUT naming `what`.
+ */
+export function withinFileSystem<T>(ms: number, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return withinMs(ms, work, () => new StoreError('ERR_STORE_TIMEOUT', `${what}: the file system did not answer within ${ms} ms`));
+}
 
 export const temporaryName = (stagingDir: string, fileName: string): string =>
   path.join(stagingDir, `.${fileName}.${randomBytes(4).toString('hex')}.tmp`);
