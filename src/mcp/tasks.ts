@@ -53,8 +53,7 @@ export class RunTaskStore implements TaskStore {
     const entry = await this.records.get(taskId);
     if (!entry) return;
     entry.result = result;
-    Object.assign(entry.task, { status, lastUpdatedAt: new Date().toISOString() });
-    await this.records.update(entry);
+    await this.settle(entry, status, undefined);
   }
 
   async getTaskResult(taskId: string): Promise<Result> {

@@ -60,7 +60,6 @@ export function openPool(
   return pool;
 }
 
-/** Postgres error codes that mean "the database is not there", as opposed to a bad statement. */
 /** The advisory lock of executor (or run-code instance) `$1`: held for as long as it lives, watched by its peers. */
 export const EXECUTOR_LOCK = "hashtextextended('plm-exec:' || $1, 0)";
 
@@ -74,6 +73,7 @@ export const KEEPALIVES = ['tcp_keepalives_idle=5', 'tcp_keepalives_interval=2',
 /** SQLSTATEs of a wait that reached its limit: a statement cancelled by statement_timeout, a lock not had within lock_timeout. */
 export const WAIT_ENDED = new Set(['57014', '55P03']);
 
+/** Postgres error codes that mean "the database is not there", as opposed to a bad statement. */
 const DOWN_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
