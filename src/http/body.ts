@@ -26,8 +26,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> 
       received += chunk.length;
       if (!tooLarge()) chunks.push(chunk);
     };
-    const onEnd = () =>
-      done(tooLarge() ? { ok: false, reason: 'too_large' } : { ok: true, text: Buffer.concat(chunks).toString('utf8') });
+    const onEnd = () => done(tooLarge() ? { ok: false, reason: 'too_large' } : { ok: true, text: Buffer.concat(chunks).toString('utf8') });
     const onError = () => done({ ok: false, reason: 'broken' });
     const timer = setTimeout(() => done({ ok: false, reason: tooLarge() ? 'too_large' : 'slow' }), BODY_MS);
     req.on('data', onData).on('end', onEnd).on('error', onError);
