@@ -24,7 +24,9 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> 
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (!tooLarge()) chunks.push(chunk);
+      // Once refused, what was kept is let go too.
+      if (tooLarge()) chunks.length = 0;
+      else chunks.push(chunk);
     };
     const onEnd = () => done(tooLarge() ? { ok: false, reason: 'too_large' } : { ok: true, text: Buffer.concat(chunks).toString('utf8') });
     const onError = () => done({ ok: false, reason: 'broken' });
