@@ -8,23 +8,35 @@ import { within } from './support/wait.js';
 /** One chunk of a chunked body, as it goes on the wire. */
 const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 
+/**
+ * A server on 127.0.0.1 that reads each body with a limit of 10 bytes and answers 200 with the
+ * text or 413 with the refusal's reason; `watch` sees each request before its body is read.
+ */
+async function bodyServer(watch?: (req: IncomingMessage) => () => void) {
+  const server = createServer(async (req, res) => {
+    const replying = watch?.(req);
+    const body = await readBody(req, 10);
+    replying?.();
+    res.writeHead(body.ok ? 200 : 413, { Connection: 'close' }).end(body.ok ? body.text : body.reason);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
 it('reads a body sent past its limit to the end before the refusal, so a client still sending reads the refusal, not a reset', async () => {
   let overLimit!: () => void;
   const readPastLimit = new Promise<void>((resolve) => (overLimit = resolve));
   let seenAtReply = 0;
-  const server = createServer(async (req: IncomingMessage, res) => {
+  const server = await bodyServer((req) => {
     let seen = 0;
     req.on('data', (data: Buffer) => {
       seen += data.length;
       if (seen > 10) overLimit();
     });
-    const body = await readBody(req, 10);
-    seenAtReply = seen;
-    res.writeHead(body.ok ? 200 : 413, { Connection: 'close' }).end(body.ok ? body.text : body.reason);
+    return () => (seenAtReply = seen);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  const socket = connect(server.port, '127.0.0.1');
   try {
     await once(socket, 'connect');
     const failures: Error[] = [];
@@ -47,14 +59,10 @@ it('reads a body sent past its limit to the end before the refusal, so a client 
 });
 
 it('gives what it read when the body ends within its limit', async () => {
-  const server = createServer(async (req, res) => {
-    const body = await readBody(req, 10);
-    res.end(body.ok ? body.text : body.reason);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const server = await bodyServer();
   try {
-    const reply = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: 'héllo' });
+    const reply = await fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body: 'héllo' });
+    expect(reply.status).toBe(200);
     expect(await reply.text()).toBe('héllo');
   } finally {
     server.close();
